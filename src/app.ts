@@ -1,0 +1,48 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import type { BrowserHost } from './browser/browserHost.js';
+import type { Config } from './config.js';
+import { requireApiKey } from './http/auth.js';
+import { healthRouter } from './http/health.js';
+import { perIpLimit, perKeyLimit } from './http/rateLimits.js';
+import { requestId } from './http/requestId.js';
+import { rpcRouter } from './http/rpcRoute.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { Dispatcher } from './rpc/dispatch.js';
+import { errorResponse } from './rpc/jsonRpc.js';
+
+export interface AppDeps {
+  config: Config;
+  dispatcher: Dispatcher;
+  browser: BrowserHost;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
+export function createApp(deps: AppDeps): Express {
+  const { config } = deps;
+  if (config.apiKeys.length === 0) throw new Error('createApp needs at least one API key: the service never runs open');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(helmet());
+  app.use(requestId);
+  app.use(healthRouter(deps.browser));
+  app.use(perIpLimit(config.rateLimitMax, config.rateLimitWindowMs));
+  app.use(requireApiKey(config.apiKeys));
+  app.use(perKeyLimit(config.rateLimitMax, config.rateLimitWindowMs));
+  app.get('/metrics', async (_req, res) => {
+    res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  app.use(rpcRouter(deps.dispatcher, { bodyLimit: config.bodyLimit, batchMax: config.batchMax, logger: deps.logger }));
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ error: 'not found', routes: ['POST /rpc', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled HTTP error');
+    res.status(500).json(errorResponse(null, 'INTERNAL_ERROR'));
+  });
+  return app;
+}

@@ -1,0 +1,59 @@
+import { accessSync, constants } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+export interface ResolvedBrowser {
+  executablePath: string;
+  source: 'CHROMIUM_PATH' | 'playwright' | 'system';
+}
+
+/** System Chromium locations, tried in order after CHROMIUM_PATH and Playwright's own download. */
+export const SYSTEM_CHROMIUM_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+];
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * CHROMIUM_PATH, then Playwright's downloaded Chromium if installed, then the system's. Returns the
+ * list of places looked at when none is found, so the start-up error can say what to do.
+ */
+export function resolveBrowser(chromiumPath: string | undefined): ResolvedBrowser | { tried: string[] } {
+  if (chromiumPath) {
+    return executable(chromiumPath) ? { executablePath: chromiumPath, source: 'CHROMIUM_PATH' } : { tried: [chromiumPath] };
+  }
+  const tried: string[] = [];
+  const bundled = chromium.executablePath();
+  tried.push(bundled);
+  if (bundled && executable(bundled)) return { executablePath: bundled, source: 'playwright' };
+  for (const path of SYSTEM_CHROMIUM_PATHS) {
+    tried.push(path);
+    if (executable(path)) return { executablePath: path, source: 'system' };
+  }
+  return { tried };
+}
+
+/** Chromium flags: a closed network stalls Chromium's background services, so they are off. */
+export function launchArgs(runningAsRoot: boolean): string[] {
+  const args = [
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-default-apps',
+    '--disable-domain-reliability',
+    '--disable-quic',
+  ];
+  if (runningAsRoot) args.push('--no-sandbox');
+  return args;
+}

@@ -1,0 +1,169 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { UrlPolicy } from './urlPolicy.js';
+
+/** Marks a response the proxy refused, so a session can tell a blocked request from a real 403. */
+export const BLOCKED_HEADER = 'x-playwright-jsonrpc-blocked';
+
+/** An upstream that accepts the connection but never answers must not pin a proxy socket forever. */
+const UPSTREAM_IDLE_TIMEOUT_MS = 120_000;
+
+const HOP_BY_HOP = new Set([
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+export interface BlockedRequest {
+  url: string;
+  reason: string;
+}
+
+/**
+ * The browser's only way out. Chromium is launched with this proxy (loopback included), so every
+ * request it makes passes here: navigations, every redirect hop (which Playwright's routing never
+ * sees), frames, popups, workers, fetch/XHR and WebSockets. Each is checked against the allow-list
+ * on its canonical URL; a refused one gets a 403 marked with BLOCKED_HEADER and never leaves.
+ */
+export class EgressProxy {
+  private server: http.Server | undefined;
+  private readonly sockets = new Set<Duplex>();
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+  constructor(
+    private readonly policy: UrlPolicy,
+    private readonly onBlocked: (blocked: BlockedRequest) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<string> {
+    const server = http.createServer((req, res) => this.handleRequest(req, res));
+    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleConnect(req, socket, head));
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    server.on('connection', (socket: net.Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('egress proxy has no TCP address');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.agent.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private refuse(res: http.ServerResponse, url: string, reason: string): void {
+    this.onBlocked({ url, reason });
+    const body = `<!doctype html><title>Blocked</title><p>Blocked by the service's allow-list: ${escapeHtml(reason)}</p>`;
+    res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', [BLOCKED_HEADER]: '1', 'cache-control': 'no-store' });
+    res.end(body);
+  }
+
+  private handleRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const target = req.url ?? '';
+    const verdict = this.policy.checkRequest(target);
+    if (!verdict.allowed) return this.refuse(res, verdict.url, verdict.reason);
+    const url = new URL(verdict.url);
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
+    const upstream = http.request(
+      {
+        agent: this.agent,
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || 80,
+        method: req.method,
+        path: url.pathname + url.search,
+        headers,
+        timeout: UPSTREAM_IDLE_TIMEOUT_MS,
+      },
+      (up) => {
+        const out: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+        up.pipe(res);
+        up.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('timeout', () => upstream.destroy(new Error('upstream idle timeout')));
+    upstream.on('error', () => {
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end('bad gateway');
+      } else res.destroy();
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  }
+
+  private handleConnect(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const [host = '', port = '443'] = splitHostPort(req.url ?? '');
+    const verdict = this.policy.checkOrigin(host, port);
+    if (!verdict.allowed) {
+      this.onBlocked({ url: verdict.url, reason: verdict.reason });
+      socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    this.tunnel(socket, host, Number(port), head, 'HTTP/1.1 200 Connection Established\r\n\r\n');
+  }
+
+  private handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const verdict = this.policy.checkRequest(req.url ?? '');
+    if (!verdict.allowed) {
+      this.onBlocked({ url: verdict.url, reason: verdict.reason });
+      socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    const url = new URL(verdict.url);
+    const lines = [`${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i] ?? '';
+      if (name.toLowerCase().startsWith('proxy-')) continue;
+      lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ''}`);
+    }
+    const preamble = Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n'), head]);
+    this.tunnel(socket, url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 80), preamble, undefined);
+  }
+
+  private tunnel(socket: Duplex, host: string, port: number, first: Buffer, reply: string | undefined): void {
+    const upstream = net.connect(port, host, () => {
+      if (reply !== undefined) socket.write(reply);
+      if (first.length > 0) upstream.write(first);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    this.sockets.add(upstream);
+    upstream.setTimeout(UPSTREAM_IDLE_TIMEOUT_MS, () => upstream.destroy());
+    upstream.on('close', () => {
+      this.sockets.delete(upstream);
+      socket.destroy();
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+    socket.on('close', () => upstream.destroy());
+  }
+}
+
+function splitHostPort(authority: string): [string, string] {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(authority) ?? /^([^:]+):(\d+)$/.exec(authority);
+  return m ? [m[1] ?? '', m[2] ?? ''] : [authority, '443'];
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,247 @@
+import type { BrowserContext, ConsoleMessage, Dialog, Page, Request, Response } from 'playwright-core';
+import { BLOCKED_HEADER } from './egressProxy.js';
+import { Mutex } from './mutex.js';
+import { RingBuffer } from './ringBuffer.js';
+import type { UrlPolicy } from './urlPolicy.js';
+import { withDeadline } from './browserErrors.js';
+import { NetworkTracker, type SettleOptions } from './networkTracker.js';
+
+/** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
+export const MAX_POPUPS_PER_SESSION = 20;
+/** How long session.list waits for a page's title before it answers with the last known one. */
+const TITLE_TIMEOUT_MS = 500;
+/** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
+const MAX_MESSAGE_CHARS = 4000;
+
+export interface ConsoleEntry {
+  type: string;
+  text: string;
+  location?: string;
+  timestamp: string;
+}
+
+export interface PageErrorEntry {
+  message: string;
+  stack?: string;
+  timestamp: string;
+}
+
+export interface NetworkEntry {
+  url: string;
+  status: number | null;
+  method: string;
+  resourceType: string;
+  failure?: string;
+  blocked?: boolean;
+  timestamp: string;
+}
+
+export interface BlockedEntry {
+  url: string;
+  reason: string;
+  resourceType: string;
+  isNavigation: boolean;
+  mainFrame: boolean;
+}
+
+export interface SessionOptions {
+  /** Ring buffer sizes. */
+  console: number;
+  network: number;
+  /** How a networkidle wait decides the page has settled (see NetworkTracker). */
+  settle: Omit<SettleOptions, 'timeoutMs'>;
+}
+
+function clip(s: string): string {
+  return s.length > MAX_MESSAGE_CHARS ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [${s.length - MAX_MESSAGE_CHARS} more chars]` : s;
+}
+
+/**
+ * One isolated browser session: a BrowserContext with one main page, bounded buffers attached from
+ * the moment it exists, and a lock so its calls run one at a time.
+ */
+export class Session {
+  readonly createdAt = new Date();
+  lastUsedAt = Date.now();
+  page: Page;
+  private tracker: NetworkTracker;
+  readonly console: RingBuffer<ConsoleEntry>;
+  readonly pageErrors: RingBuffer<PageErrorEntry>;
+  readonly network: RingBuffer<NetworkEntry>;
+  /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
+  private blocked: BlockedEntry[] = [];
+  private readonly lock = new Mutex();
+  private popups = 0;
+  private lastTitle = '';
+  closed = false;
+  crashed = false;
+
+  constructor(
+    readonly id: string,
+    readonly context: BrowserContext,
+    page: Page,
+    private readonly policy: UrlPolicy,
+    private readonly options: SessionOptions,
+  ) {
+    this.page = page;
+    this.tracker = new NetworkTracker(page);
+    this.console = new RingBuffer(options.console);
+    this.pageErrors = new RingBuffer(options.console);
+    this.network = new RingBuffer(options.network);
+    this.attachContext();
+    this.attachPage(page);
+  }
+
+  get busy(): boolean {
+    return this.lock.busy;
+  }
+
+  /** Runs a call under the session lock; the idle clock counts from the end of the last call. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    return this.lock.run(async () => {
+      this.lastUsedAt = Date.now();
+      try {
+        if (this.crashed) await this.recoverFromCrash();
+        return await work();
+      } finally {
+        this.lastUsedAt = Date.now();
+      }
+    });
+  }
+
+  private attachContext(): void {
+    this.context.on('page', (page) => {
+      if (page === this.page) return;
+      this.popups++;
+      const url = page.url();
+      this.console.push({ type: 'popup', text: `popup opened: ${url}`, timestamp: new Date().toISOString() });
+      if (this.popups > MAX_POPUPS_PER_SESSION) {
+        page.close().catch(() => undefined);
+        return;
+      }
+      this.attachPage(page);
+    });
+  }
+
+  private attachPage(page: Page): void {
+    page.on('console', (m) => this.onConsole(m));
+    page.on('pageerror', (error) =>
+      this.pageErrors.push({ message: clip(error.message), stack: error.stack === undefined ? undefined : clip(error.stack), timestamp: new Date().toISOString() }),
+    );
+    page.on('response', (r) => this.onResponse(r));
+    page.on('requestfailed', (r) => this.onRequestFailed(r));
+    page.on('dialog', (d) => this.onDialog(d));
+    page.on('crash', () => {
+      if (page !== this.page) return;
+      this.crashed = true;
+      this.pageErrors.push({ message: 'The page crashed (renderer process died); the next call opens a fresh page.', timestamp: new Date().toISOString() });
+    });
+    page.on('load', () => {
+      if (page === this.page) page.title().then((t) => (this.lastTitle = t), () => undefined);
+    });
+  }
+
+  private onConsole(message: ConsoleMessage): void {
+    const loc = message.location();
+    this.console.push({
+      type: message.type(),
+      text: clip(message.text()),
+      location: loc.url ? `${loc.url}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
+      timestamp: new Date().toISOString(),
+    });
+  }
+
+  private onResponse(response: Response): void {
+    const request = response.request();
+    const blocked = response.headers()[BLOCKED_HEADER] === '1';
+    this.network.push({
+      url: request.url(),
+      status: response.status(),
+      method: request.method(),
+      resourceType: request.resourceType(),
+      ...(blocked ? { blocked: true, failure: 'blocked by the allow-list' } : {}),
+      timestamp: new Date().toISOString(),
+    });
+    if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
+  }
+
+  private onRequestFailed(request: Request): void {
+    const failure = request.failure()?.errorText ?? 'failed';
+    const verdict = this.policy.checkRequest(request.url());
+    const blocked = !verdict.allowed;
+    this.network.push({
+      url: request.url(),
+      status: null,
+      method: request.method(),
+      resourceType: request.resourceType(),
+      failure: blocked ? `blocked by the allow-list (${failure})` : failure,
+      ...(blocked ? { blocked: true } : {}),
+      timestamp: new Date().toISOString(),
+    });
+    if (!verdict.allowed) this.recordBlocked(request, verdict.reason);
+  }
+
+  private recordBlocked(request: Request, reason: string): void {
+    let mainFrame = false;
+    try {
+      mainFrame = request.isNavigationRequest() && request.frame() === this.page.mainFrame();
+    } catch {
+      // A service-worker request has no frame: it is not the main frame.
+      mainFrame = false;
+    }
+    this.blocked.push({ url: request.url(), reason, resourceType: request.resourceType(), isNavigation: request.isNavigationRequest(), mainFrame });
+  }
+
+  /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */
+  private onDialog(dialog: Dialog): void {
+    const type = dialog.type();
+    const accept = type === 'alert' || type === 'beforeunload';
+    this.console.push({
+      type: 'dialog',
+      text: `${type}: ${clip(dialog.message())} (${accept ? 'accepted' : 'dismissed'})`,
+      timestamp: new Date().toISOString(),
+    });
+    (accept ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+  }
+
+  /**
+   * Waits until the main page's network has been quiet for the settle window. Unlike Playwright's
+   * networkidle (a fixed 500 ms), it ends soon after the last request and ignores requests that can
+   * never finish, within bounds; past timeoutMs it fails with the requests still pending.
+   */
+  settle(timeoutMs: number): Promise<void> {
+    return this.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
+  }
+
+  /** What the allow-list refused since the last call of this; empties the list. */
+  takeBlocked(): BlockedEntry[] {
+    const out = this.blocked;
+    this.blocked = [];
+    return out;
+  }
+
+  /** The page title, bounded in time: a frozen page answers with the last known title. */
+  async title(): Promise<string> {
+    try {
+      this.lastTitle = await withDeadline(this.page.title(), TITLE_TIMEOUT_MS, () => new Error('title timeout'));
+    } catch {
+      // Frozen or navigating: the last title seen is the honest answer.
+    }
+    return this.lastTitle;
+  }
+
+  /** Replaces the main page with a fresh one (after a crash, or a page.evaluate past its deadline). */
+  async replacePage(): Promise<void> {
+    const old = this.page;
+    this.page = await this.context.newPage();
+    this.tracker = new NetworkTracker(this.page);
+    this.attachPage(this.page);
+    this.crashed = false;
+    await old.close({ runBeforeUnload: false }).catch(() => undefined);
+  }
+
+  private async recoverFromCrash(): Promise<void> {
+    await this.replacePage();
+    this.console.push({ type: 'info', text: 'The previous page crashed; a fresh page (about:blank) replaced it.', timestamp: new Date().toISOString() });
+  }
+}

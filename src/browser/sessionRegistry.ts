@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { BrowserContextOptions } from 'playwright-core';
+import type { Logger } from '../observability/logger.js';
+import type { BrowserHost } from './browserHost.js';
+import { SessionLimitError, SessionNotFoundError, withDeadline, type MissingReason } from './browserErrors.js';
+import { Session, type SessionOptions } from './session.js';
+import type { UrlPolicy } from './urlPolicy.js';
+
+/** How many ids of ended sessions are remembered, so SESSION_NOT_FOUND can say why. */
+const ENDED_MEMORY = 10_000;
+
+export interface SessionRegistryOptions {
+  maxSessions: number;
+  ttlMs: number;
+  janitorIntervalMs: number;
+  closeTimeoutMs: number;
+  session: SessionOptions;
+}
+
+export interface SessionHooks {
+  created?: () => void;
+  expired?: () => void;
+  countChanged?: (active: number) => void;
+}
+
+export type NewSessionOptions = Pick<BrowserContextOptions, 'viewport' | 'userAgent' | 'storageState'>;
+
+/** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
+export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+
+/**
+ * Every live session: creation under MAX_SESSIONS (slots are reserved before the slow context
+ * creation, so a race of parallel creates cannot exceed it), lookup, the idle janitor, and the
+ * loss of every session when the browser dies.
+ */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly ended = new Map<string, MissingReason>();
+  private reserved = 0;
+  private janitor: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly host: BrowserHost,
+    private readonly policy: UrlPolicy,
+    private readonly options: SessionRegistryOptions,
+    private readonly logger: Logger,
+    private readonly hooks: SessionHooks = {},
+  ) {
+    host.on('lost', () => this.onBrowserLost());
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async create(options: NewSessionOptions): Promise<Session> {
+    if (this.sessions.size + this.reserved >= this.options.maxSessions) {
+      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
+    }
+    this.reserved++;
+    try {
+      const context = await this.host.newContext({
+        viewport: options.viewport ?? DEFAULT_VIEWPORT,
+        userAgent: options.userAgent,
+        storageState: options.storageState,
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+        ignoreHTTPSErrors: true,
+      });
+      let page;
+      try {
+        page = await context.newPage();
+      } catch (error) {
+        await context.close().catch(() => undefined);
+        throw error;
+      }
+      const id = `s_${randomUUID()}`;
+      const session = new Session(id, context, page, this.policy, this.options.session);
+      this.sessions.set(id, session);
+      this.hooks.created?.();
+      this.hooks.countChanged?.(this.sessions.size);
+      return session;
+    } finally {
+      this.reserved--;
+    }
+  }
+
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** The live session with that id, or a SessionNotFoundError that says why there is none. */
+  resolve(id: string): Session {
+    const session = this.sessions.get(id);
+    if (session !== undefined) return session;
+    const reason = this.ended.get(id) ?? 'unknown';
+    throw new SessionNotFoundError(id, reason, reason === 'expired' ? ` for ${Math.round(this.options.ttlMs / 1000)} s (SESSION_TTL_MS)` : '');
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Closes a session; bounded in time even when its page is frozen. False when it was not open. */
+  async close(id: string, reason: MissingReason = 'closed'): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (session === undefined) return false;
+    this.forget(id, reason);
+    session.closed = true;
+    try {
+      await withDeadline(session.context.close(), this.options.closeTimeoutMs, () => new Error('context close timed out'));
+    } catch (error) {
+      this.logger.warn({ sessionId: id, err: error }, 'session close did not finish in time; its context is abandoned');
+    }
+    return true;
+  }
+
+  private forget(id: string, reason: MissingReason): void {
+    this.sessions.delete(id);
+    this.ended.set(id, reason);
+    if (this.ended.size > ENDED_MEMORY) {
+      const oldest = this.ended.keys().next();
+      if (!oldest.done) this.ended.delete(oldest.value);
+    }
+    this.hooks.countChanged?.(this.sessions.size);
+  }
+
+  startJanitor(): void {
+    this.janitor ??= setInterval(() => void this.sweep(), this.options.janitorIntervalMs);
+    this.janitor.unref();
+  }
+
+  stopJanitor(): void {
+    if (this.janitor) clearInterval(this.janitor);
+    this.janitor = undefined;
+  }
+
+  /** Closes sessions idle past the TTL; a session in the middle of a call is never cut short. */
+  async sweep(now = Date.now()): Promise<number> {
+    const idle = this.list().filter((s) => !s.busy && now - s.lastUsedAt > this.options.ttlMs);
+    await Promise.all(
+      idle.map(async (s) => {
+        this.logger.info({ sessionId: s.id, idleMs: now - s.lastUsedAt }, 'session expired');
+        this.hooks.expired?.();
+        await this.close(s.id, 'expired');
+      }),
+    );
+    return idle.length;
+  }
+
+  private nextExpiryMs(): number {
+    const now = Date.now();
+    let soonest = this.options.ttlMs;
+    for (const s of this.sessions.values()) soonest = Math.min(soonest, Math.max(0, s.lastUsedAt + this.options.ttlMs - now));
+    return soonest + this.options.janitorIntervalMs;
+  }
+
+  private onBrowserLost(): void {
+    for (const session of this.list()) {
+      session.closed = true;
+      this.forget(session.id, 'browser-restarted');
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    this.stopJanitor();
+    await Promise.all(this.list().map((s) => this.close(s.id)));
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The navigation allow-list. The regex is matched against the canonical form of the URL (WHATWG
+ * URL parsing), never the string the caller sent: `http://localhost@evil.test/` has host evil.test,
+ * and `http://2130706433/` is http://127.0.0.1/.
+ */
+export type PolicyVerdict = { allowed: true; url: string } | { allowed: false; url: string; reason: string };
+
+/** Schemes a subresource may use without a network request of its own. */
+const LOCAL_SUBRESOURCE_SCHEMES = new Set(['data:', 'blob:']);
+
+export class UrlPolicy {
+  constructor(readonly allowHostRegex: RegExp) {}
+
+  /** For a URL a caller asks to open (page.goto, tabs.open): only http(s) on the list, or about:blank. */
+  checkNavigation(raw: string): PolicyVerdict {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { allowed: false, url: raw, reason: 'not an absolute URL' };
+    }
+    if (url.href === 'about:blank') return { allowed: true, url: url.href };
+    return this.checkNetwork(url);
+  }
+
+  /** For a request the page makes: data: and blob: need no network; everything else as a navigation. */
+  checkRequest(raw: string): PolicyVerdict {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { allowed: false, url: raw, reason: 'not an absolute URL' };
+    }
+    if (LOCAL_SUBRESOURCE_SCHEMES.has(url.protocol) || url.href === 'about:blank') return { allowed: true, url: url.href };
+    return this.checkNetwork(url);
+  }
+
+  /** For a tunnel (CONNECT host:port) where only the origin is known. */
+  checkOrigin(host: string, port: string): PolicyVerdict {
+    const candidates = [`https://${host}:${port}/`, `http://${host}:${port}/`];
+    for (const candidate of candidates) {
+      const verdict = this.checkRequest(candidate);
+      if (verdict.allowed) return verdict;
+    }
+    return { allowed: false, url: `${host}:${port}`, reason: `${host}:${port} is outside the allow-list` };
+  }
+
+  private checkNetwork(url: URL): PolicyVerdict {
+    const scheme = url.protocol === 'ws:' ? 'http:' : url.protocol === 'wss:' ? 'https:' : url.protocol;
+    if (scheme !== 'http:' && scheme !== 'https:') {
+      return { allowed: false, url: url.href, reason: `the ${url.protocol} scheme is not allowed; only http and https are` };
+    }
+    if (url.username || url.password) {
+      return { allowed: false, url: url.href, reason: 'URLs with credentials (user:pass@) are not allowed' };
+    }
+    // Match the canonical http(s) form, so a ws:// URL is judged by the same rule as its origin.
+    const canonical = scheme === url.protocol ? url.href : `${scheme}//${url.host}${url.pathname}${url.search}`;
+    if (!this.allowHostRegex.test(canonical)) {
+      return { allowed: false, url: url.href, reason: `${url.host} is outside the allow-list (ALLOW_HOST_REGEX)` };
+    }
+    return { allowed: true, url: url.href };
+  }
+}

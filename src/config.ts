@@ -1,0 +1,199 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+
+/** Validated configuration. Read once, in one place; a bad value stops start-up naming the variable. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Accepted API keys. Empty only until main.ts generates one: the service never runs open. */
+  apiKeys: string[];
+  allowHostRegex: RegExp;
+  sessionTtlMs: number;
+  janitorIntervalMs: number;
+  maxSessions: number;
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  bodyLimit: string;
+  batchMax: number;
+  headless: boolean;
+  chromiumPath: string | undefined;
+  logLevel: string;
+  logDir: string;
+  agentSecret: string | undefined;
+  cdpUrl: string | undefined;
+  consoleBufferSize: number;
+  networkBufferSize: number;
+  settleQuietMs: number;
+  settleBodyGraceMs: number;
+  settleMaxPendingMs: number;
+  maxHtmlChars: number;
+  maxScreenshotBytes: number;
+  maxEvaluateResultChars: number;
+  evaluateTimeoutMs: number;
+  sessionCloseTimeoutMs: number;
+  browserLaunchTimeoutMs: number;
+  shutdownTimeoutMs: number;
+}
+
+export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
+
+/** Every key a caller may set, with its default, as env var names (the YAML file uses the same names). */
+export const CONFIG_DEFAULTS = {
+  PORT: '3337',
+  HOST: '127.0.0.1',
+  API_KEY: '',
+  ALLOW_HOST_REGEX: DEFAULT_ALLOW_HOST_REGEX,
+  SESSION_TTL_MS: '120000',
+  // How often the janitor looks for idle sessions; a session lives at most TTL + this.
+  JANITOR_INTERVAL_MS: '5000',
+  MAX_SESSIONS: '8',
+  RATE_LIMIT_MAX: '120',
+  RATE_LIMIT_WINDOW_MS: '60000',
+  BODY_LIMIT: '512kb',
+  // A batch is one HTTP request; past this many calls it is refused so one request cannot hog the browser.
+  BATCH_MAX: '50',
+  HEADLESS: 'true',
+  CHROMIUM_PATH: '',
+  LOG_LEVEL: 'info',
+  LOG_DIR: 'logs',
+  AGENT_SECRET: '',
+  CDP_URL: '',
+  // Ring buffers per session: a chatty page cannot grow memory without bound.
+  CONSOLE_BUFFER_SIZE: '1000',
+  NETWORK_BUFFER_SIZE: '1000',
+  // networkidle: quiet window after the last request (Playwright waits a fixed 500 ms).
+  SETTLE_QUIET_MS: '100',
+  // A response whose headers came but whose body never finishes stops counting after this.
+  SETTLE_BODY_GRACE_MS: '500',
+  // A request with no response at all (long-poll, hung server) stops counting after this.
+  SETTLE_MAX_PENDING_MS: '5000',
+  MAX_HTML_CHARS: '2000000',
+  MAX_SCREENSHOT_BYTES: '10000000',
+  MAX_EVALUATE_RESULT_CHARS: '1000000',
+  // Playwright's page.evaluate has no deadline of its own; this is the default one.
+  EVALUATE_TIMEOUT_MS: '10000',
+  // session.close must return even when the page's main thread is frozen.
+  SESSION_CLOSE_TIMEOUT_MS: '5000',
+  BROWSER_LAUNCH_TIMEOUT_MS: '60000',
+  SHUTDOWN_TIMEOUT_MS: '10000',
+} as const;
+
+export type ConfigKey = keyof typeof CONFIG_DEFAULTS;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Source = Partial<Record<string, string | undefined>>;
+
+/** Replaces `${NAME}` in a YAML value with the environment's NAME (empty when unset). */
+export function substituteEnv(value: string, env: Source): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? '');
+}
+
+function readConfigFile(path: string, env: Source): Source {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('CONFIG_FILE', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  const doc: unknown = parseYaml(text);
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError('CONFIG_FILE', `${path} must be a mapping of KEY: value`);
+  }
+  const out: Source = {};
+  for (const [key, raw] of Object.entries(doc)) {
+    if (!(key in CONFIG_DEFAULTS)) {
+      throw new ConfigError('CONFIG_FILE', `unknown key ${key}; expected one of ${Object.keys(CONFIG_DEFAULTS).join(', ')}`);
+    }
+    if (raw === null || typeof raw === 'object') throw new ConfigError(key, 'must be a scalar in the config file');
+    out[key] = substituteEnv(String(raw), env);
+  }
+  return out;
+}
+
+function int(name: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/** Environment variables win over the YAML file (CONFIG_FILE), which wins over the defaults. */
+export function loadConfig(env: Source = process.env): Config {
+  const file = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE, env) : {};
+  const get = (key: ConfigKey): string => {
+    const fromEnv = env[key];
+    if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+    const fromFile = file[key];
+    if (fromFile !== undefined && fromFile !== '') return fromFile;
+    return CONFIG_DEFAULTS[key];
+  };
+
+  let allowHostRegex: RegExp;
+  try {
+    allowHostRegex = new RegExp(get('ALLOW_HOST_REGEX'));
+  } catch (error) {
+    throw new ConfigError('ALLOW_HOST_REGEX', `not a valid regular expression: ${(error as Error).message}`);
+  }
+  const bodyLimit = get('BODY_LIMIT');
+  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) throw new ConfigError('BODY_LIMIT', `must look like 512kb, got "${bodyLimit}"`);
+  const logLevel = get('LOG_LEVEL');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  const cdpUrl = get('CDP_URL') || undefined;
+  if (cdpUrl !== undefined && !/^(https?|wss?):\/\//.test(cdpUrl)) {
+    throw new ConfigError('CDP_URL', `must be an http(s):// or ws(s):// URL, got "${cdpUrl}"`);
+  }
+
+  return {
+    port: int('PORT', get('PORT'), 0, 65535),
+    host: get('HOST'),
+    apiKeys: get('API_KEY')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k.length > 0),
+    allowHostRegex,
+    sessionTtlMs: int('SESSION_TTL_MS', get('SESSION_TTL_MS'), 100),
+    janitorIntervalMs: int('JANITOR_INTERVAL_MS', get('JANITOR_INTERVAL_MS'), 10),
+    maxSessions: int('MAX_SESSIONS', get('MAX_SESSIONS'), 1, 1000),
+    rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),
+    rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS', get('RATE_LIMIT_WINDOW_MS'), 100),
+    bodyLimit,
+    batchMax: int('BATCH_MAX', get('BATCH_MAX'), 1, 10000),
+    headless: bool('HEADLESS', get('HEADLESS')),
+    chromiumPath: get('CHROMIUM_PATH') || undefined,
+    logLevel,
+    logDir: get('LOG_DIR'),
+    agentSecret: get('AGENT_SECRET') || undefined,
+    cdpUrl,
+    consoleBufferSize: int('CONSOLE_BUFFER_SIZE', get('CONSOLE_BUFFER_SIZE'), 1, 1_000_000),
+    networkBufferSize: int('NETWORK_BUFFER_SIZE', get('NETWORK_BUFFER_SIZE'), 1, 1_000_000),
+    settleQuietMs: int('SETTLE_QUIET_MS', get('SETTLE_QUIET_MS'), 0, 60_000),
+    settleBodyGraceMs: int('SETTLE_BODY_GRACE_MS', get('SETTLE_BODY_GRACE_MS'), 0, 600_000),
+    settleMaxPendingMs: int('SETTLE_MAX_PENDING_MS', get('SETTLE_MAX_PENDING_MS'), 0, 600_000),
+    maxHtmlChars: int('MAX_HTML_CHARS', get('MAX_HTML_CHARS'), 1),
+    maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
+    maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),
+    evaluateTimeoutMs: int('EVALUATE_TIMEOUT_MS', get('EVALUATE_TIMEOUT_MS'), 1),
+    sessionCloseTimeoutMs: int('SESSION_CLOSE_TIMEOUT_MS', get('SESSION_CLOSE_TIMEOUT_MS'), 1),
+    browserLaunchTimeoutMs: int('BROWSER_LAUNCH_TIMEOUT_MS', get('BROWSER_LAUNCH_TIMEOUT_MS'), 1000),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', get('SHUTDOWN_TIMEOUT_MS'), 1),
+  };
+}

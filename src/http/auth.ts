@@ -1,0 +1,41 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { errorResponse } from '../rpc/jsonRpc.js';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** The key a request presents: `x-api-key`, or `Authorization: Bearer …`. Never the query string. */
+export function presentedKey(req: Request): string | undefined {
+  const header = req.get('x-api-key');
+  if (header) return header;
+  const auth = req.get('authorization');
+  const m = auth === undefined ? null : /^Bearer\s+(.+)$/i.exec(auth);
+  return m?.[1]?.trim();
+}
+
+/**
+ * Compares against every configured key in constant time: digests make the lengths equal, and the
+ * loop never stops early, so timing tells nothing about which key or how much of it matched.
+ */
+export function keyMatches(presented: string, keys: readonly string[]): boolean {
+  const got = digest(presented);
+  let match = false;
+  for (const key of keys) match = timingSafeEqual(got, digest(key)) || match;
+  return match;
+}
+
+export function requireApiKey(keys: readonly string[]) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const key = presentedKey(req);
+    if (key !== undefined && keyMatches(key, keys)) {
+      next();
+      return;
+    }
+    res
+      .status(401)
+      .set('www-authenticate', 'Bearer')
+      .json(errorResponse(null, 'UNAUTHORIZED', key === undefined ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)' : 'Unauthorized: the API key is not valid'));
+  };
+}

@@ -1,0 +1,44 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Logger } from '../observability/logger.js';
+import type { Dispatcher } from '../rpc/dispatch.js';
+import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
+
+/**
+ * POST /rpc: JSON in, JSON-RPC out. Only application/json is accepted, so a web page cannot post
+ * JSON-RPC here cross-origin without a CORS preflight (text/plain and form bodies get 415).
+ */
+export function rpcRouter(dispatcher: Dispatcher, options: { bodyLimit: string; batchMax: number; logger: Logger }): Router {
+  const router = express.Router();
+  router.post(
+    '/rpc',
+    (req: Request, res: Response, next: NextFunction) => {
+      if (!req.is('application/json')) {
+        res.status(415).json(errorResponse(null, 'INVALID_REQUEST', 'Unsupported content type: send Content-Type: application/json'));
+        return;
+      }
+      next();
+    },
+    express.json({ limit: options.bodyLimit, strict: false }),
+    async (req: Request, res: Response) => {
+      const requestId = String(res.locals.requestId);
+      const log = options.logger.child({ requestId });
+      const response = await handleJsonRpcBody(req.body, dispatcher, { requestId, origin: req.ip ?? 'http', log }, options.batchMax);
+      if (response === undefined) res.status(204).end();
+      else res.json(response);
+    },
+  );
+  // Body-parser errors: malformed JSON is a JSON-RPC parse error; an oversized body is HTTP 413.
+  router.use('/rpc', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : '';
+    if (type === 'entity.parse.failed') {
+      res.status(200).json(errorResponse(null, 'PARSE_ERROR'));
+      return;
+    }
+    if (type === 'entity.too.large') {
+      res.status(413).json(errorResponse(null, 'INVALID_REQUEST', `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`));
+      return;
+    }
+    next(error);
+  });
+  return router;
+}

@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+
+/** Playwright's own defaults for the seed's actions and navigations. */
+export const ACTION_TIMEOUT_MS = 15_000;
+export const NAVIGATION_TIMEOUT_MS = 45_000;
+/** No single call may hold a session longer than this, whatever timeout it asks for. */
+export const MAX_TIMEOUT_MS = 300_000;
+
+export const Selector = Type.String({
+  minLength: 1,
+  maxLength: 10_000,
+  description: 'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.',
+});
+
+export const timeoutParam = (defaultMs: number, what: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, default: defaultMs, description: `Milliseconds to wait for ${what} (default ${defaultMs}).` });
+
+export const WaitUntil = Type.Union(
+  [Type.Literal('load'), Type.Literal('domcontentloaded'), Type.Literal('networkidle'), Type.Literal('commit')],
+  { default: 'networkidle', description: 'When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS).' },
+);
+
+export const Ok = Type.Object({ ok: Type.Boolean({ description: 'True when the action completed.' }) });
+
+export const NavigationResult = Type.Object({
+  url: Type.String({ description: 'The page URL after the navigation (and any redirects).' }),
+  title: Type.String({ description: 'The document title.' }),
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the main document, null when there was no response.' }),
+  blocked: Type.Array(
+    Type.Object({ url: Type.String(), reason: Type.String(), resourceType: Type.String() }),
+    { description: 'Requests of the page (frames, subresources, popups) that the allow-list refused during the call.' },
+  ),
+});

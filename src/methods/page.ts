@@ -1,0 +1,258 @@
+import { Type } from '@sinclair/typebox';
+import type { Response } from 'playwright-core';
+import { BLOCKED_HEADER } from '../browser/egressProxy.js';
+import { withDeadline } from '../browser/browserErrors.js';
+import type { Session } from '../browser/session.js';
+import { defineSessionMethod } from '../rpc/defineMethod.js';
+import { RpcError, rpcError } from '../rpc/errors.js';
+import { ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS, MAX_TIMEOUT_MS, NavigationResult, Ok, Selector, WaitUntil, timeoutParam } from './common.js';
+import { clampChars, normalizeText } from './normalizeText.js';
+
+/** The longest page.waitFor idleFor pause. */
+const MAX_IDLE_FOR_MS = 60_000;
+/** page.text's ceiling on maxChars: a response stays a size an agent can take in. */
+const MAX_TEXT_CHARS = 2_000_000;
+
+/**
+ * After a navigation: if the allow-list refused the main document (a redirect hop, a meta refresh),
+ * the page is left on about:blank and the caller gets NAVIGATION_BLOCKED; refused subresources and
+ * frames are reported in the result.
+ */
+async function settleNavigation(session: Session, response: Response | null, requested: string) {
+  const blocked = session.takeBlocked();
+  const main = blocked.find((b) => b.mainFrame);
+  if (main !== undefined || response?.headers()[BLOCKED_HEADER] === '1') {
+    const blockedUrl = main?.url ?? response?.url() ?? requested;
+    await session.page.goto('about:blank').catch(() => undefined);
+    throw rpcError('NAVIGATION_BLOCKED', `Navigation to ${requested} was blocked: it led to ${blockedUrl}, which is outside the allow-list (ALLOW_HOST_REGEX).`, {
+      url: requested,
+      blockedUrl,
+      reason: main?.reason ?? 'outside the allow-list',
+    });
+  }
+  return {
+    url: session.page.url(),
+    title: await session.title(),
+    status: response?.status() ?? null,
+    blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
+  };
+}
+
+type WaitUntilValue = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+
+/**
+ * Runs a navigation; for networkidle it waits for load, then for the session's own settle (which,
+ * unlike Playwright's networkidle, cannot hang on a response whose body is never read).
+ */
+async function navigate(
+  session: Session,
+  go: (waitUntil: Exclude<WaitUntilValue, 'networkidle'>, timeout: number) => Promise<Response | null>,
+  waitUntil: WaitUntilValue,
+  timeout: number,
+): Promise<Response | null> {
+  if (waitUntil !== 'networkidle') return go(waitUntil, timeout);
+  const started = Date.now();
+  const response = await go('load', timeout);
+  await session.settle(Math.max(1, timeout - (Date.now() - started)));
+  return response;
+}
+
+export const pageGoto = defineSessionMethod({
+  name: 'page.goto',
+  summary: 'Navigate the session page to a URL and wait for it to settle',
+  params: {
+    url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX).' }),
+    waitUntil: WaitUntil,
+    timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation'),
+  },
+  result: NavigationResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session, services }) {
+    const verdict = services.policy.checkNavigation(params.url);
+    if (!verdict.allowed) {
+      throw rpcError('NAVIGATION_BLOCKED', `Navigation to ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`, {
+        url: params.url,
+        reason: verdict.reason,
+      });
+    }
+    session.takeBlocked();
+    const response = await navigate(session, (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }), params.waitUntil, params.timeout);
+    return settleNavigation(session, response, verdict.url);
+  },
+});
+
+export const pageReload = defineSessionMethod({
+  name: 'page.reload',
+  summary: 'Reload the session page and wait for it to settle',
+  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the reload') },
+  result: NavigationResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    session.takeBlocked();
+    const response = await navigate(session, (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }), params.waitUntil, params.timeout);
+    return settleNavigation(session, response, session.page.url());
+  },
+});
+
+export const pageWaitFor = defineSessionMethod({
+  name: 'page.waitFor',
+  summary: 'Wait for a load state, or pause for a fixed time (idleFor)',
+  params: {
+    state: Type.Union([Type.Literal('load'), Type.Literal('domcontentloaded'), Type.Literal('networkidle'), Type.Literal('idleFor')], {
+      description: 'The load state to wait for, or idleFor to pause ms milliseconds.',
+    }),
+    ms: Type.Integer({ minimum: 0, maximum: MAX_IDLE_FOR_MS, default: 1000, description: `With idleFor: how long to pause (default 1000, at most ${MAX_IDLE_FOR_MS}).` }),
+    timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the state'),
+  },
+  result: Type.Object({ state: Type.String({ description: 'The state that was reached.' }) }),
+  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  readOnly: true,
+  async handler(params, { session }) {
+    if (params.state === 'idleFor') await new Promise((r) => setTimeout(r, params.ms));
+    else if (params.state === 'networkidle') await session.settle(params.timeout);
+    else await session.page.waitForLoadState(params.state, { timeout: params.timeout });
+    return { state: params.state };
+  },
+});
+
+export const pageText = defineSessionMethod({
+  name: 'page.text',
+  summary: 'Read the visible text (innerText) of the page or of one element, normalised and capped',
+  params: {
+    selector: { ...Selector, default: 'body', description: 'Element whose visible text to read (default body). The first match is read.' },
+    maxChars: Type.Integer({ minimum: 1, maximum: MAX_TEXT_CHARS, default: 90_000, description: 'Cut the text to this many characters (default 90000).' }),
+    normalize: Type.Boolean({ default: true, description: 'Fold whitespace and blank lines (default true).' }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Type.Object({
+    text: Type.String({ description: 'The visible text.' }),
+    truncated: Type.Boolean({ description: 'True when the text was cut at maxChars.' }),
+    length: Type.Integer({ description: 'Length of the whole text before any cut.' }),
+  }),
+  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  readOnly: true,
+  async handler(params, { session }) {
+    const raw = await session.page
+      .locator(params.selector)
+      .first()
+      .evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')), undefined, { timeout: params.timeout });
+    const text = params.normalize ? normalizeText(raw) : raw;
+    const clamped = clampChars(text, params.maxChars);
+    return { text: clamped.text, truncated: clamped.truncated, length: text.length };
+  },
+});
+
+export const pageContent = defineSessionMethod({
+  name: 'page.content',
+  summary: 'Read the page HTML after JavaScript ran (capped at MAX_HTML_CHARS)',
+  params: {},
+  result: Type.Object({
+    html: Type.String({ description: 'The serialised DOM.' }),
+    truncated: Type.Boolean({ description: 'True when the HTML was cut at MAX_HTML_CHARS.' }),
+  }),
+  errors: ['ACTION_FAILED', 'TIMEOUT'],
+  readOnly: true,
+  async handler(_params, { session, services }) {
+    const html = await withDeadline(session.page.content(), ACTION_TIMEOUT_MS, () => rpcError('TIMEOUT', `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`, { timeoutMs: ACTION_TIMEOUT_MS }));
+    const clamped = clampChars(html, services.config.maxHtmlChars);
+    return { html: clamped.text, truncated: clamped.truncated };
+  },
+});
+
+export const pageEvaluate = defineSessionMethod({
+  name: 'page.evaluate',
+  summary: 'Evaluate a JavaScript expression in the page (never in the service); a function expression is called with arg',
+  description:
+    'The expression runs in the page main world. If it evaluates to a function, that function is called with arg; promises are awaited. The result must be JSON-serialisable. Past the deadline the page is replaced by a fresh about:blank page and the call fails with TIMEOUT.',
+  params: {
+    expression: Type.String({ minLength: 1, maxLength: 100_000, description: 'A JavaScript expression, e.g. document.title or (arg) => arg.x * 2.' }),
+    arg: Type.Optional(Type.Unknown({ description: 'A JSON value passed to the expression when it is a function.' })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, description: 'Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000).' })),
+  },
+  result: Type.Object({ result: Type.Unknown({ description: 'The JSON value the expression produced (null for undefined).' }) }),
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
+  readOnly: false,
+  async handler(params, { session, services }) {
+    const timeoutMs = params.timeout ?? services.config.evaluateTimeoutMs;
+    const source = `(async () => { const arg = ${JSON.stringify(params.arg ?? null)}; const __value = (${params.expression}\n); return typeof __value === 'function' ? await __value(arg) : await __value; })()`;
+    let value: unknown;
+    try {
+      value = await withDeadline(session.page.evaluate(source), timeoutMs, () => rpcError('TIMEOUT', `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`, { timeoutMs }));
+    } catch (error) {
+      if (error instanceof RpcError && error.errorName === 'TIMEOUT') await session.replacePage();
+      throw error;
+    }
+    const json = JSON.stringify(value ?? null);
+    if (json.length > services.config.maxEvaluateResultChars) {
+      throw rpcError('LIMIT_REACHED', `page.evaluate result is ${json.length} characters, over MAX_EVALUATE_RESULT_CHARS (${services.config.maxEvaluateResultChars}); return less.`, {
+        size: json.length,
+        limit: services.config.maxEvaluateResultChars,
+      });
+    }
+    return { result: value ?? null };
+  },
+});
+
+const Modifier = Type.Union([Type.Literal('Alt'), Type.Literal('Control'), Type.Literal('ControlOrMeta'), Type.Literal('Meta'), Type.Literal('Shift')]);
+
+export const pageClick = defineSessionMethod({
+  name: 'page.click',
+  summary: 'Click the element a selector matches (waits until it is visible, stable and enabled)',
+  params: {
+    selector: Selector,
+    button: Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], { default: 'left', description: 'Mouse button (default left).' }),
+    modifiers: Type.Optional(Type.Array(Modifier, { maxItems: 5, description: 'Keys held during the click.' })),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    await session.page.locator(params.selector).click({
+      button: params.button,
+      modifiers: params.modifiers,
+      timeout: params.timeout,
+    });
+    return { ok: true };
+  },
+});
+
+export const pageFill = defineSessionMethod({
+  name: 'page.fill',
+  summary: 'Fill an input, textarea or contenteditable element with a value',
+  params: {
+    selector: Selector,
+    value: Type.String({ maxLength: 1_000_000, description: 'The text to put in the field (replaces its content).' }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    await session.page.locator(params.selector).fill(params.value, { timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pagePress = defineSessionMethod({
+  name: 'page.press',
+  summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
+  params: {
+    selector: Selector,
+    key: Type.String({ minLength: 1, maxLength: 100, description: 'A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a.' }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    await session.page.locator(params.selector).press(params.key, { timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pageMethods = [pageGoto, pageWaitFor, pageReload, pageText, pageContent, pageEvaluate, pageClick, pageFill, pagePress];
+
+export { MAX_TIMEOUT_MS };

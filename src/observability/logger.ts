@@ -1,0 +1,44 @@
+import { pino, type Logger, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths pino blanks before a line is written. Secrets (API keys, agent secret keys, model api_keys,
+ * cookies, storage state) must never reach a log line, whatever the caller sent.
+ */
+export const REDACT_PATHS = [
+  'apiKey',
+  'api_key',
+  'secretKey',
+  'password',
+  'cookie',
+  'cookies',
+  'storageState',
+  'authorization',
+  '*.apiKey',
+  '*.api_key',
+  '*.secretKey',
+  '*.password',
+  '*.cookies',
+  '*.storageState',
+  '*.*.api_key',
+  '*.*.apiKey',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers.cookie',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'playwright-jsonrpc' },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * The one error catalogue. Every error a caller can see has a stable code and name here; the
+ * OpenRPC document publishes this table, and dispatch maps anything else onto it exactly once.
+ */
+export const ERRORS = {
+  PARSE_ERROR: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+  INVALID_REQUEST: { code: -32600, message: 'Invalid request: not a JSON-RPC 2.0 request object' },
+  METHOD_NOT_FOUND: { code: -32601, message: 'Method not found' },
+  INVALID_PARAMS: { code: -32602, message: 'Invalid params' },
+  INTERNAL_ERROR: { code: -32603, message: 'Internal error' },
+  ACTION_FAILED: { code: -32000, message: 'The browser could not perform the action' },
+  TIMEOUT: { code: -32001, message: 'The operation ran past its timeout' },
+  UNAUTHORIZED: { code: -32002, message: 'Unauthorized' },
+  LIMIT_REACHED: { code: -32003, message: 'A limit was reached' },
+  UNKNOWN_TOOL: { code: -32004, message: 'The agent does not offer that tool' },
+  RESOURCE_UNAVAILABLE: { code: -32005, message: 'The resource is unavailable' },
+  SESSION_NOT_FOUND: { code: -32010, message: 'Session not found' },
+  NAVIGATION_BLOCKED: { code: -32011, message: 'Navigation blocked by the allow-list' },
+  AGENT_NOT_FOUND: { code: -32012, message: 'Agent not found' },
+} as const;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** What each domain error means, for the OpenRPC document and the README. */
+export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
+  PARSE_ERROR: 'The request body is not valid JSON (the response id is null).',
+  INVALID_REQUEST: 'The body is not a JSON-RPC 2.0 request object, or the batch is empty or too large.',
+  METHOD_NOT_FOUND: 'No method of that name exists; call rpc.discover for the list.',
+  INVALID_PARAMS: 'The params do not match the method schema; data.errors lists what failed.',
+  INTERNAL_ERROR: 'An unexpected server error; the log has the details under the request id.',
+  ACTION_FAILED:
+    'The browser could not do it: the selector matched nothing, the element was not actionable, the navigation failed.',
+  TIMEOUT: 'An operation or an agent evaluation ran past its timeout.',
+  UNAUTHORIZED: 'An agent secret key is wrong (HTTP callers without a valid API key get HTTP 401).',
+  LIMIT_REACHED: 'MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry.',
+  UNKNOWN_TOOL: 'The agent does not offer the requested tool.',
+  RESOURCE_UNAVAILABLE: 'The browser crashed or is restarting, or an agent disconnected; retry shortly.',
+  SESSION_NOT_FOUND: 'Unknown, closed or expired session_id; call session.create for a new one.',
+  NAVIGATION_BLOCKED: 'The URL (or a redirect, frame, popup or subresource of it) is outside the allow-list.',
+  AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',
+};
+
+export type ErrorData = Record<string, unknown>;
+
+/** An error a caller may see: a catalogue name, a message that says what to do next, and data. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly errorName: ErrorName;
+  readonly data: ErrorData | undefined;
+
+  constructor(name: ErrorName, message?: string, data?: ErrorData, options?: { cause?: unknown }) {
+    super(message ?? ERRORS[name].message, options);
+    this.name = 'RpcError';
+    this.errorName = name;
+    this.code = ERRORS[name].code;
+    this.data = data;
+  }
+}
+
+export function rpcError(name: ErrorName, message?: string, data?: ErrorData, cause?: unknown): RpcError {
+  return new RpcError(name, message, data, cause === undefined ? undefined : { cause });
+}
+
+export function errorNameForCode(code: number): ErrorName | undefined {
+  for (const [name, entry] of Object.entries(ERRORS)) if (entry.code === code) return name as ErrorName;
+  return undefined;
+}

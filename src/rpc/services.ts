@@ -1,0 +1,16 @@
+import type { Config } from '../config.js';
+import type { BrowserHost } from '../browser/browserHost.js';
+import type { SessionRegistry } from '../browser/sessionRegistry.js';
+import type { UrlPolicy } from '../browser/urlPolicy.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { OpenRpcDocument } from './openrpc.js';
+
+/** The instances handlers reach through their context: injected, never module-global. */
+export interface Services {
+  config: Config;
+  browser: BrowserHost;
+  sessions: SessionRegistry;
+  policy: UrlPolicy;
+  metrics: Metrics;
+  openrpc: () => OpenRpcDocument;
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import { createApp } from './app.js';
+import { BrowserHost } from './browser/browserHost.js';
+import { launchArgs, resolveBrowser } from './browser/browserResolve.js';
+import { EgressProxy } from './browser/egressProxy.js';
+import { SessionRegistry } from './browser/sessionRegistry.js';
+import { UrlPolicy } from './browser/urlPolicy.js';
+import type { Config } from './config.js';
+import { allMethods } from './methods/index.js';
+import type { Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { Dispatcher } from './rpc/dispatch.js';
+import { MethodTable } from './rpc/methodTable.js';
+import { buildOpenRpc, type OpenRpcDocument } from './rpc/openrpc.js';
+import type { Services } from './rpc/services.js';
+import { ParamsValidator } from './rpc/validate.js';
+
+/** The package version, read from package.json whether running from src/ (tsx) or dist/src/ (node). */
+function readVersion(): string {
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'playwright-jsonrpc' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // Not at this depth: try the next one.
+    }
+  }
+  return '0.0.0';
+}
+
+export const VERSION = readVersion();
+
+export class BrowserNotFoundError extends Error {
+  constructor(readonly tried: string[]) {
+    super(
+      `No Chromium found. Looked at: ${tried.join(', ')}. Set CHROMIUM_PATH, install Debian's chromium (apt-get install -y chromium), or run npx playwright install chromium.`,
+    );
+    this.name = 'BrowserNotFoundError';
+  }
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  server: http.Server;
+  services: Services;
+  dispatcher: Dispatcher;
+  close(): Promise<void>;
+}
+
+/** The OpenRPC document of the method table; the same for every instance, so built once. */
+export function openRpcDocument(): OpenRpcDocument {
+  return buildOpenRpc(allMethods, VERSION);
+}
+
+/**
+ * Starts everything: the egress proxy, the shared browser, the session registry and its janitor,
+ * the HTTP server. Used by main.ts and by the integration tests (port 0).
+ */
+export async function startService(config: Config, logger: Logger, options: { metrics?: Metrics } = {}): Promise<RunningService> {
+  const resolved = resolveBrowser(config.chromiumPath);
+  if ('tried' in resolved) throw new BrowserNotFoundError(resolved.tried);
+  const metrics = options.metrics ?? new Metrics();
+  const policy = new UrlPolicy(config.allowHostRegex);
+  const proxy = new EgressProxy(policy, (b) => logger.debug({ url: b.url, reason: b.reason }, 'request blocked by the allow-list'));
+  const proxyServer = await proxy.start();
+  const browser = new BrowserHost({
+    executablePath: resolved.executablePath,
+    headless: config.headless,
+    args: launchArgs(process.getuid?.() === 0),
+    proxyServer,
+    launchTimeoutMs: config.browserLaunchTimeoutMs,
+    logger,
+  });
+  try {
+    await browser.start();
+  } catch (error) {
+    await proxy.close();
+    throw error;
+  }
+  logger.info({ executablePath: resolved.executablePath, source: resolved.source }, 'browser resolved');
+  browser.on('lost', () => metrics.browserRestarts.inc());
+
+  const sessions = new SessionRegistry(
+    browser,
+    policy,
+    {
+      maxSessions: config.maxSessions,
+      ttlMs: config.sessionTtlMs,
+      janitorIntervalMs: config.janitorIntervalMs,
+      closeTimeoutMs: config.sessionCloseTimeoutMs,
+      session: {
+        console: config.consoleBufferSize,
+        network: config.networkBufferSize,
+        settle: { quietMs: config.settleQuietMs, bodyGraceMs: config.settleBodyGraceMs, maxPendingMs: config.settleMaxPendingMs },
+      },
+    },
+    logger,
+    {
+      created: () => metrics.sessionsCreated.inc(),
+      expired: () => metrics.sessionsExpired.inc(),
+      countChanged: (n) => metrics.sessionsActive.set(n),
+    },
+  );
+  sessions.startJanitor();
+
+  const openrpc = openRpcDocument();
+  const services: Services = { config, browser, sessions, policy, metrics, openrpc: () => openrpc };
+  const table = new MethodTable(allMethods);
+  const dispatcher = new Dispatcher(table, new ParamsValidator(table.list()), services);
+  const app = createApp({ config, dispatcher, browser, metrics, logger });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      server.closeIdleConnections();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await sessions.closeAll();
+      await browser.close().catch((error: unknown) => logger.warn({ err: error }, 'browser close failed'));
+      await proxy.close();
+      server.closeAllConnections();
+      await stopped;
+    })();
+    return closing;
+  };
+  return { url, port, server, services, dispatcher, close };
+}
