@@ -23,7 +23,8 @@ export interface AppDeps {
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
 export function createApp(deps: AppDeps): Express {
   const { config } = deps;
-  if (config.apiKeys.length === 0) throw new Error('createApp needs at least one API key: the service never runs open');
+  if (config.apiKeys.length === 0)
+    throw new Error('createApp needs at least one API key: the service never runs open');
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -36,9 +37,17 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
-  app.use(rpcRouter(deps.dispatcher, { bodyLimit: config.bodyLimit, batchMax: config.batchMax, logger: deps.logger }));
+  app.use(
+    rpcRouter(deps.dispatcher, {
+      bodyLimit: config.bodyLimit,
+      batchMax: config.batchMax,
+      logger: deps.logger,
+    }),
+  );
   app.use((_req: Request, res: Response) => {
-    res.status(404).json({ error: 'not found', routes: ['POST /rpc', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
+    res
+      .status(404)
+      .json({ error: 'not found', routes: ['POST /rpc', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled HTTP error');

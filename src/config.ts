@@ -112,9 +112,13 @@ function readConfigFile(path: string, env: Source): Source {
   const out: Source = {};
   for (const [key, raw] of Object.entries(doc)) {
     if (!(key in CONFIG_DEFAULTS)) {
-      throw new ConfigError('CONFIG_FILE', `unknown key ${key}; expected one of ${Object.keys(CONFIG_DEFAULTS).join(', ')}`);
+      throw new ConfigError(
+        'CONFIG_FILE',
+        `unknown key ${key}; expected one of ${Object.keys(CONFIG_DEFAULTS).join(', ')}`,
+      );
     }
-    if (raw === null || typeof raw === 'object') throw new ConfigError(key, 'must be a scalar in the config file');
+    if (raw === null || typeof raw === 'object')
+      throw new ConfigError(key, 'must be a scalar in the config file');
     out[key] = substituteEnv(String(raw), env);
   }
   return out;
@@ -152,10 +156,14 @@ export function loadConfig(env: Source = process.env): Config {
     throw new ConfigError('ALLOW_HOST_REGEX', `not a valid regular expression: ${(error as Error).message}`);
   }
   const bodyLimit = get('BODY_LIMIT');
-  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) throw new ConfigError('BODY_LIMIT', `must look like 512kb, got "${bodyLimit}"`);
+  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit))
+    throw new ConfigError('BODY_LIMIT', `must look like 512kb, got "${bodyLimit}"`);
   const logLevel = get('LOG_LEVEL');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`,
+    );
   }
   const cdpUrl = get('CDP_URL') || undefined;
   if (cdpUrl !== undefined && !/^(https?|wss?):\/\//.test(cdpUrl)) {

@@ -24,11 +24,16 @@ async function main(): Promise<void> {
     // Never run open: make a key, print it once on stderr (not through the logger), and warn.
     const key = randomBytes(24).toString('base64url');
     config.apiKeys = [key];
-    process.stderr.write(`\nNo API_KEY set: generated one for this run. Send it as the x-api-key header:\n\n  API_KEY=${key}\n\n`);
+    process.stderr.write(
+      `\nNo API_KEY set: generated one for this run. Send it as the x-api-key header:\n\n  API_KEY=${key}\n\n`,
+    );
     logger.warn('API_KEY was not set; a random key was generated for this run (printed once on stderr)');
   }
   if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
-    logger.warn({ host: config.host }, 'binding beyond loopback: the service is reachable from other machines; keep the API key secret');
+    logger.warn(
+      { host: config.host },
+      'binding beyond loopback: the service is reachable from other machines; keep the API key secret',
+    );
   }
 
   let running;

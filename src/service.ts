@@ -21,7 +21,10 @@ import { ParamsValidator } from './rpc/validate.js';
 function readVersion(): string {
   for (const rel of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'playwright-jsonrpc' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // Not at this depth: try the next one.
@@ -59,12 +62,18 @@ export function openRpcDocument(): OpenRpcDocument {
  * Starts everything: the egress proxy, the shared browser, the session registry and its janitor,
  * the HTTP server. Used by main.ts and by the integration tests (port 0).
  */
-export async function startService(config: Config, logger: Logger, options: { metrics?: Metrics } = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: { metrics?: Metrics } = {},
+): Promise<RunningService> {
   const resolved = resolveBrowser(config.chromiumPath);
   if ('tried' in resolved) throw new BrowserNotFoundError(resolved.tried);
   const metrics = options.metrics ?? new Metrics();
   const policy = new UrlPolicy(config.allowHostRegex);
-  const proxy = new EgressProxy(policy, (b) => logger.debug({ url: b.url, reason: b.reason }, 'request blocked by the allow-list'));
+  const proxy = new EgressProxy(policy, (b) =>
+    logger.debug({ url: b.url, reason: b.reason }, 'request blocked by the allow-list'),
+  );
   const proxyServer = await proxy.start();
   const browser = new BrowserHost({
     executablePath: resolved.executablePath,
@@ -94,7 +103,11 @@ export async function startService(config: Config, logger: Logger, options: { me
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,
-        settle: { quietMs: config.settleQuietMs, bodyGraceMs: config.settleBodyGraceMs, maxPendingMs: config.settleMaxPendingMs },
+        settle: {
+          quietMs: config.settleQuietMs,
+          bodyGraceMs: config.settleBodyGraceMs,
+          maxPendingMs: config.settleMaxPendingMs,
+        },
       },
     },
     logger,

@@ -5,7 +5,9 @@ export class SessionLimitError extends Error {
     readonly maxSessions: number,
     readonly retryAfterMs: number,
   ) {
-    super(`All ${maxSessions} sessions are in use (MAX_SESSIONS); close one with session.close or wait for an idle one to expire.`);
+    super(
+      `All ${maxSessions} sessions are in use (MAX_SESSIONS); close one with session.close or wait for an idle one to expire.`,
+    );
     this.name = 'SessionLimitError';
   }
 }
@@ -51,7 +53,11 @@ export class DeadlineError extends Error {
 }
 
 /** Races work against a deadline; the timer never outlives the race. */
-export async function withDeadline<T>(work: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+export async function withDeadline<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  onTimeout: () => Error,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), timeoutMs);

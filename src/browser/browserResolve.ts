@@ -30,7 +30,9 @@ function executable(path: string): boolean {
  */
 export function resolveBrowser(chromiumPath: string | undefined): ResolvedBrowser | { tried: string[] } {
   if (chromiumPath) {
-    return executable(chromiumPath) ? { executablePath: chromiumPath, source: 'CHROMIUM_PATH' } : { tried: [chromiumPath] };
+    return executable(chromiumPath)
+      ? { executablePath: chromiumPath, source: 'CHROMIUM_PATH' }
+      : { tried: [chromiumPath] };
   }
   const tried: string[] = [];
   const bundled = chromium.executablePath();

@@ -44,8 +44,12 @@ export class EgressProxy {
 
   async start(): Promise<string> {
     const server = http.createServer((req, res) => this.handleRequest(req, res));
-    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleConnect(req, socket, head));
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.handleConnect(req, socket, head),
+    );
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.handleUpgrade(req, socket, head),
+    );
     server.on('connection', (socket: net.Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -71,7 +75,11 @@ export class EgressProxy {
   private refuse(res: http.ServerResponse, url: string, reason: string): void {
     this.onBlocked({ url, reason });
     const body = `<!doctype html><title>Blocked</title><p>Blocked by the service's allow-list: ${escapeHtml(reason)}</p>`;
-    res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', [BLOCKED_HEADER]: '1', 'cache-control': 'no-store' });
+    res.writeHead(403, {
+      'content-type': 'text/html; charset=utf-8',
+      [BLOCKED_HEADER]: '1',
+      'cache-control': 'no-store',
+    });
     res.end(body);
   }
 

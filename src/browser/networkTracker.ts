@@ -85,7 +85,12 @@ export class NetworkTracker {
           return;
         }
         if (now >= deadline) {
-          reject(new SettleTimeoutError(options.timeoutMs, busy.map((b) => b.url)));
+          reject(
+            new SettleTimeoutError(
+              options.timeoutMs,
+              busy.map((b) => b.url),
+            ),
+          );
           return;
         }
         setTimeout(tick, SETTLE_POLL_MS);

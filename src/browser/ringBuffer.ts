@@ -4,7 +4,8 @@ export class RingBuffer<T> {
   private droppedCount = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('capacity must be a positive integer');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('capacity must be a positive integer');
   }
 
   push(item: T): void {

@@ -53,7 +53,9 @@ export interface SessionOptions {
 }
 
 function clip(s: string): string {
-  return s.length > MAX_MESSAGE_CHARS ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [${s.length - MAX_MESSAGE_CHARS} more chars]` : s;
+  return s.length > MAX_MESSAGE_CHARS
+    ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [${s.length - MAX_MESSAGE_CHARS} more chars]`
+    : s;
 }
 
 /**
@@ -126,7 +128,11 @@ export class Session {
   private attachPage(page: Page): void {
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (error) =>
-      this.pageErrors.push({ message: clip(error.message), stack: error.stack === undefined ? undefined : clip(error.stack), timestamp: new Date().toISOString() }),
+      this.pageErrors.push({
+        message: clip(error.message),
+        stack: error.stack === undefined ? undefined : clip(error.stack),
+        timestamp: new Date().toISOString(),
+      }),
     );
     page.on('response', (r) => this.onResponse(r));
     page.on('requestfailed', (r) => this.onRequestFailed(r));
@@ -134,10 +140,17 @@ export class Session {
     page.on('crash', () => {
       if (page !== this.page) return;
       this.crashed = true;
-      this.pageErrors.push({ message: 'The page crashed (renderer process died); the next call opens a fresh page.', timestamp: new Date().toISOString() });
+      this.pageErrors.push({
+        message: 'The page crashed (renderer process died); the next call opens a fresh page.',
+        timestamp: new Date().toISOString(),
+      });
     });
     page.on('load', () => {
-      if (page === this.page) page.title().then((t) => (this.lastTitle = t), () => undefined);
+      if (page === this.page)
+        page.title().then(
+          (t) => (this.lastTitle = t),
+          () => undefined,
+        );
     });
   }
 
@@ -182,14 +195,20 @@ export class Session {
   }
 
   private recordBlocked(request: Request, reason: string): void {
-    let mainFrame = false;
+    let mainFrame: boolean;
     try {
       mainFrame = request.isNavigationRequest() && request.frame() === this.page.mainFrame();
     } catch {
       // A service-worker request has no frame: it is not the main frame.
       mainFrame = false;
     }
-    this.blocked.push({ url: request.url(), reason, resourceType: request.resourceType(), isNavigation: request.isNavigationRequest(), mainFrame });
+    this.blocked.push({
+      url: request.url(),
+      reason,
+      resourceType: request.resourceType(),
+      isNavigation: request.isNavigationRequest(),
+      mainFrame,
+    });
   }
 
   /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */
@@ -223,7 +242,11 @@ export class Session {
   /** The page title, bounded in time: a frozen page answers with the last known title. */
   async title(): Promise<string> {
     try {
-      this.lastTitle = await withDeadline(this.page.title(), TITLE_TIMEOUT_MS, () => new Error('title timeout'));
+      this.lastTitle = await withDeadline(
+        this.page.title(),
+        TITLE_TIMEOUT_MS,
+        () => new Error('title timeout'),
+      );
     } catch {
       // Frozen or navigating: the last title seen is the honest answer.
     }
@@ -242,6 +265,10 @@ export class Session {
 
   private async recoverFromCrash(): Promise<void> {
     await this.replacePage();
-    this.console.push({ type: 'info', text: 'The previous page crashed; a fresh page (about:blank) replaced it.', timestamp: new Date().toISOString() });
+    this.console.push({
+      type: 'info',
+      text: 'The previous page crashed; a fresh page (about:blank) replaced it.',
+      timestamp: new Date().toISOString(),
+    });
   }
 }

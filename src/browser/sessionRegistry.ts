@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
-import { SessionLimitError, SessionNotFoundError, withDeadline, type MissingReason } from './browserErrors.js';
+import {
+  SessionLimitError,
+  SessionNotFoundError,
+  withDeadline,
+  type MissingReason,
+} from './browserErrors.js';
 import { Session, type SessionOptions } from './session.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
@@ -94,7 +99,11 @@ export class SessionRegistry {
     const session = this.sessions.get(id);
     if (session !== undefined) return session;
     const reason = this.ended.get(id) ?? 'unknown';
-    throw new SessionNotFoundError(id, reason, reason === 'expired' ? ` for ${Math.round(this.options.ttlMs / 1000)} s (SESSION_TTL_MS)` : '');
+    throw new SessionNotFoundError(
+      id,
+      reason,
+      reason === 'expired' ? ` for ${Math.round(this.options.ttlMs / 1000)} s (SESSION_TTL_MS)` : '',
+    );
   }
 
   list(): Session[] {
@@ -108,9 +117,16 @@ export class SessionRegistry {
     this.forget(id, reason);
     session.closed = true;
     try {
-      await withDeadline(session.context.close(), this.options.closeTimeoutMs, () => new Error('context close timed out'));
+      await withDeadline(
+        session.context.close(),
+        this.options.closeTimeoutMs,
+        () => new Error('context close timed out'),
+      );
     } catch (error) {
-      this.logger.warn({ sessionId: id, err: error }, 'session close did not finish in time; its context is abandoned');
+      this.logger.warn(
+        { sessionId: id, err: error },
+        'session close did not finish in time; its context is abandoned',
+      );
     }
     return true;
   }
@@ -151,7 +167,8 @@ export class SessionRegistry {
   private nextExpiryMs(): number {
     const now = Date.now();
     let soonest = this.options.ttlMs;
-    for (const s of this.sessions.values()) soonest = Math.min(soonest, Math.max(0, s.lastUsedAt + this.options.ttlMs - now));
+    for (const s of this.sessions.values())
+      soonest = Math.min(soonest, Math.max(0, s.lastUsedAt + this.options.ttlMs - now));
     return soonest + this.options.janitorIntervalMs;
   }
 

@@ -31,7 +31,8 @@ export class UrlPolicy {
     } catch {
       return { allowed: false, url: raw, reason: 'not an absolute URL' };
     }
-    if (LOCAL_SUBRESOURCE_SCHEMES.has(url.protocol) || url.href === 'about:blank') return { allowed: true, url: url.href };
+    if (LOCAL_SUBRESOURCE_SCHEMES.has(url.protocol) || url.href === 'about:blank')
+      return { allowed: true, url: url.href };
     return this.checkNetwork(url);
   }
 
@@ -48,15 +49,24 @@ export class UrlPolicy {
   private checkNetwork(url: URL): PolicyVerdict {
     const scheme = url.protocol === 'ws:' ? 'http:' : url.protocol === 'wss:' ? 'https:' : url.protocol;
     if (scheme !== 'http:' && scheme !== 'https:') {
-      return { allowed: false, url: url.href, reason: `the ${url.protocol} scheme is not allowed; only http and https are` };
+      return {
+        allowed: false,
+        url: url.href,
+        reason: `the ${url.protocol} scheme is not allowed; only http and https are`,
+      };
     }
     if (url.username || url.password) {
       return { allowed: false, url: url.href, reason: 'URLs with credentials (user:pass@) are not allowed' };
     }
     // Match the canonical http(s) form, so a ws:// URL is judged by the same rule as its origin.
-    const canonical = scheme === url.protocol ? url.href : `${scheme}//${url.host}${url.pathname}${url.search}`;
+    const canonical =
+      scheme === url.protocol ? url.href : `${scheme}//${url.host}${url.pathname}${url.search}`;
     if (!this.allowHostRegex.test(canonical)) {
-      return { allowed: false, url: url.href, reason: `${url.host} is outside the allow-list (ALLOW_HOST_REGEX)` };
+      return {
+        allowed: false,
+        url: url.href,
+        reason: `${url.host} is outside the allow-list (ALLOW_HOST_REGEX)`,
+      };
     }
     return { allowed: true, url: url.href };
   }

@@ -36,6 +36,14 @@ export function requireApiKey(keys: readonly string[]) {
     res
       .status(401)
       .set('www-authenticate', 'Bearer')
-      .json(errorResponse(null, 'UNAUTHORIZED', key === undefined ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)' : 'Unauthorized: the API key is not valid'));
+      .json(
+        errorResponse(
+          null,
+          'UNAUTHORIZED',
+          key === undefined
+            ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)'
+            : 'Unauthorized: the API key is not valid',
+        ),
+      );
   };
 }

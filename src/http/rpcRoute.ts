@@ -7,13 +7,24 @@ import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
  * POST /rpc: JSON in, JSON-RPC out. Only application/json is accepted, so a web page cannot post
  * JSON-RPC here cross-origin without a CORS preflight (text/plain and form bodies get 415).
  */
-export function rpcRouter(dispatcher: Dispatcher, options: { bodyLimit: string; batchMax: number; logger: Logger }): Router {
+export function rpcRouter(
+  dispatcher: Dispatcher,
+  options: { bodyLimit: string; batchMax: number; logger: Logger },
+): Router {
   const router = express.Router();
   router.post(
     '/rpc',
     (req: Request, res: Response, next: NextFunction) => {
       if (!req.is('application/json')) {
-        res.status(415).json(errorResponse(null, 'INVALID_REQUEST', 'Unsupported content type: send Content-Type: application/json'));
+        res
+          .status(415)
+          .json(
+            errorResponse(
+              null,
+              'INVALID_REQUEST',
+              'Unsupported content type: send Content-Type: application/json',
+            ),
+          );
         return;
       }
       next();
@@ -22,7 +33,12 @@ export function rpcRouter(dispatcher: Dispatcher, options: { bodyLimit: string; 
     async (req: Request, res: Response) => {
       const requestId = String(res.locals.requestId);
       const log = options.logger.child({ requestId });
-      const response = await handleJsonRpcBody(req.body, dispatcher, { requestId, origin: req.ip ?? 'http', log }, options.batchMax);
+      const response = await handleJsonRpcBody(
+        req.body,
+        dispatcher,
+        { requestId, origin: req.ip ?? 'http', log },
+        options.batchMax,
+      );
       if (response === undefined) res.status(204).end();
       else res.json(response);
     },
@@ -35,7 +51,15 @@ export function rpcRouter(dispatcher: Dispatcher, options: { bodyLimit: string; 
       return;
     }
     if (type === 'entity.too.large') {
-      res.status(413).json(errorResponse(null, 'INVALID_REQUEST', `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`));
+      res
+        .status(413)
+        .json(
+          errorResponse(
+            null,
+            'INVALID_REQUEST',
+            `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`,
+          ),
+        );
       return;
     }
     next(error);

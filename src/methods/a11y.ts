@@ -20,13 +20,28 @@ export const findByRole = defineSessionMethod({
   name: 'find.byRole',
   summary: 'Find elements by ARIA role and accessible name; returns a selector page.click accepts',
   params: {
-    role: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z]+$', description: 'ARIA role: button, link, textbox, heading, checkbox …' }),
-    name: Type.Optional(Type.String({ maxLength: 1000, description: 'Accessible name; case-insensitive substring unless exact.' })),
-    exact: Type.Boolean({ default: false, description: 'Match the name exactly and case-sensitively (default false).' }),
+    role: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[a-z]+$',
+      description: 'ARIA role: button, link, textbox, heading, checkbox …',
+    }),
+    name: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: 'Accessible name; case-insensitive substring unless exact.',
+      }),
+    ),
+    exact: Type.Boolean({
+      default: false,
+      description: 'Match the name exactly and case-sensitively (default false).',
+    }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the lookup'),
   },
   result: Type.Object({
-    selector: Type.String({ description: 'A selector for the matches; add >> nth=N to pick one when count > 1.' }),
+    selector: Type.String({
+      description: 'A selector for the matches; add >> nth=N to pick one when count > 1.',
+    }),
     count: Type.Integer({ description: 'How many elements match now.' }),
   }),
   errors: ['ACTION_FAILED', 'TIMEOUT'],
@@ -34,12 +49,18 @@ export const findByRole = defineSessionMethod({
   async handler(params, { session }) {
     const selector = roleSelector(params.role, params.name, params.exact);
     const count = await withDeadline(session.page.locator(selector).count(), params.timeout, () =>
-      rpcError('TIMEOUT', `find.byRole did not answer within ${params.timeout} ms: the page may be frozen.`, { timeoutMs: params.timeout }),
+      rpcError('TIMEOUT', `find.byRole did not answer within ${params.timeout} ms: the page may be frozen.`, {
+        timeoutMs: params.timeout,
+      }),
     );
     if (count === 0) {
-      throw rpcError('ACTION_FAILED', `No element with role ${params.role}${params.name === undefined ? '' : ` and name "${params.name}"`} on the page; read page.text to see what is there.`, {
-        selector,
-      });
+      throw rpcError(
+        'ACTION_FAILED',
+        `No element with role ${params.role}${params.name === undefined ? '' : ` and name "${params.name}"`} on the page; read page.text to see what is there.`,
+        {
+          selector,
+        },
+      );
     }
     return { selector, count };
   },
@@ -50,9 +71,15 @@ export const axeRun = defineSessionMethod({
   summary: 'Run axe-core accessibility checks on the page (or part of it) and return the violations',
   params: {
     include: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 1000 }), Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 20 })], {
-        description: 'CSS selector(s) of the part to check; default the whole page.',
-      }),
+      Type.Union(
+        [
+          Type.String({ minLength: 1, maxLength: 1000 }),
+          Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 20 }),
+        ],
+        {
+          description: 'CSS selector(s) of the part to check; default the whole page.',
+        },
+      ),
     ),
     timeout: timeoutParam(AXE_TIMEOUT_MS, 'the checks'),
   },
@@ -64,7 +91,13 @@ export const axeRun = defineSessionMethod({
         description: Type.String(),
         help: Type.String(),
         helpUrl: Type.String(),
-        nodes: Type.Array(Type.Object({ target: Type.Array(Type.Unknown()), html: Type.String(), failureSummary: Type.Optional(Type.String()) })),
+        nodes: Type.Array(
+          Type.Object({
+            target: Type.Array(Type.Unknown()),
+            html: Type.String(),
+            failureSummary: Type.Optional(Type.String()),
+          }),
+        ),
         nodeCount: Type.Integer({ description: 'All nodes with this violation (nodes lists at most 20).' }),
       }),
     ),
@@ -74,10 +107,15 @@ export const axeRun = defineSessionMethod({
   readOnly: true,
   async handler(params, { session }) {
     let builder = new AxeBuilder({ page: session.page });
-    const include = params.include === undefined ? [] : Array.isArray(params.include) ? params.include : [params.include];
+    const include =
+      params.include === undefined ? [] : Array.isArray(params.include) ? params.include : [params.include];
     for (const selector of include) builder = builder.include(selector);
     const results = await withDeadline(builder.analyze(), params.timeout, () =>
-      rpcError('TIMEOUT', `axe.run did not finish within ${params.timeout} ms; check a smaller part with include.`, { timeoutMs: params.timeout }),
+      rpcError(
+        'TIMEOUT',
+        `axe.run did not finish within ${params.timeout} ms; check a smaller part with include.`,
+        { timeoutMs: params.timeout },
+      ),
     );
     return {
       violations: results.violations.map((v) => ({
@@ -86,7 +124,9 @@ export const axeRun = defineSessionMethod({
         description: v.description,
         help: v.help,
         helpUrl: v.helpUrl,
-        nodes: v.nodes.slice(0, MAX_NODES_PER_VIOLATION).map((n) => ({ target: [...n.target], html: n.html, failureSummary: n.failureSummary })),
+        nodes: v.nodes
+          .slice(0, MAX_NODES_PER_VIOLATION)
+          .map((n) => ({ target: [...n.target], html: n.html, failureSummary: n.failureSummary })),
         nodeCount: v.nodes.length,
       })),
       passes: results.passes.length,

@@ -9,15 +9,30 @@ export const MAX_TIMEOUT_MS = 300_000;
 export const Selector = Type.String({
   minLength: 1,
   maxLength: 10_000,
-  description: 'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.',
+  description:
+    'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.',
 });
 
 export const timeoutParam = (defaultMs: number, what: string) =>
-  Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, default: defaultMs, description: `Milliseconds to wait for ${what} (default ${defaultMs}).` });
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_TIMEOUT_MS,
+    default: defaultMs,
+    description: `Milliseconds to wait for ${what} (default ${defaultMs}).`,
+  });
 
 export const WaitUntil = Type.Union(
-  [Type.Literal('load'), Type.Literal('domcontentloaded'), Type.Literal('networkidle'), Type.Literal('commit')],
-  { default: 'networkidle', description: 'When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS).' },
+  [
+    Type.Literal('load'),
+    Type.Literal('domcontentloaded'),
+    Type.Literal('networkidle'),
+    Type.Literal('commit'),
+  ],
+  {
+    default: 'networkidle',
+    description:
+      'When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS).',
+  },
 );
 
 export const Ok = Type.Object({ ok: Type.Boolean({ description: 'True when the action completed.' }) });
@@ -25,9 +40,14 @@ export const Ok = Type.Object({ ok: Type.Boolean({ description: 'True when the a
 export const NavigationResult = Type.Object({
   url: Type.String({ description: 'The page URL after the navigation (and any redirects).' }),
   title: Type.String({ description: 'The document title.' }),
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the main document, null when there was no response.' }),
+  status: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the main document, null when there was no response.',
+  }),
   blocked: Type.Array(
     Type.Object({ url: Type.String(), reason: Type.String(), resourceType: Type.String() }),
-    { description: 'Requests of the page (frames, subresources, popups) that the allow-list refused during the call.' },
+    {
+      description:
+        'Requests of the page (frames, subresources, popups) that the allow-list refused during the call.',
+    },
   ),
 });

@@ -6,4 +6,10 @@ import { sessionMethods } from './session.js';
 import { signalMethods } from './signals.js';
 
 /** Every method of the service, in the order the docs list them. */
-export const allMethods: MethodDefinition[] = [...sessionMethods, ...pageMethods, ...signalMethods, ...a11yMethods, rpcDiscover];
+export const allMethods: MethodDefinition[] = [
+  ...sessionMethods,
+  ...pageMethods,
+  ...signalMethods,
+  ...a11yMethods,
+  rpcDiscover,
+];

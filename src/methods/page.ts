@@ -5,7 +5,16 @@ import { withDeadline } from '../browser/browserErrors.js';
 import type { Session } from '../browser/session.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
 import { RpcError, rpcError } from '../rpc/errors.js';
-import { ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS, MAX_TIMEOUT_MS, NavigationResult, Ok, Selector, WaitUntil, timeoutParam } from './common.js';
+import {
+  ACTION_TIMEOUT_MS,
+  NAVIGATION_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  NavigationResult,
+  Ok,
+  Selector,
+  WaitUntil,
+  timeoutParam,
+} from './common.js';
 import { clampChars, normalizeText } from './normalizeText.js';
 
 /** The longest page.waitFor idleFor pause. */
@@ -24,11 +33,15 @@ async function settleNavigation(session: Session, response: Response | null, req
   if (main !== undefined || response?.headers()[BLOCKED_HEADER] === '1') {
     const blockedUrl = main?.url ?? response?.url() ?? requested;
     await session.page.goto('about:blank').catch(() => undefined);
-    throw rpcError('NAVIGATION_BLOCKED', `Navigation to ${requested} was blocked: it led to ${blockedUrl}, which is outside the allow-list (ALLOW_HOST_REGEX).`, {
-      url: requested,
-      blockedUrl,
-      reason: main?.reason ?? 'outside the allow-list',
-    });
+    throw rpcError(
+      'NAVIGATION_BLOCKED',
+      `Navigation to ${requested} was blocked: it led to ${blockedUrl}, which is outside the allow-list (ALLOW_HOST_REGEX).`,
+      {
+        url: requested,
+        blockedUrl,
+        reason: main?.reason ?? 'outside the allow-list',
+      },
+    );
   }
   return {
     url: session.page.url(),
@@ -61,7 +74,11 @@ export const pageGoto = defineSessionMethod({
   name: 'page.goto',
   summary: 'Navigate the session page to a URL and wait for it to settle',
   params: {
-    url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX).' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX).',
+    }),
     waitUntil: WaitUntil,
     timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation'),
   },
@@ -71,13 +88,22 @@ export const pageGoto = defineSessionMethod({
   async handler(params, { session, services }) {
     const verdict = services.policy.checkNavigation(params.url);
     if (!verdict.allowed) {
-      throw rpcError('NAVIGATION_BLOCKED', `Navigation to ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`, {
-        url: params.url,
-        reason: verdict.reason,
-      });
+      throw rpcError(
+        'NAVIGATION_BLOCKED',
+        `Navigation to ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
+        {
+          url: params.url,
+          reason: verdict.reason,
+        },
+      );
     }
     session.takeBlocked();
-    const response = await navigate(session, (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }), params.waitUntil, params.timeout);
+    const response = await navigate(
+      session,
+      (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }),
+      params.waitUntil,
+      params.timeout,
+    );
     return settleNavigation(session, response, verdict.url);
   },
 });
@@ -91,7 +117,12 @@ export const pageReload = defineSessionMethod({
   readOnly: false,
   async handler(params, { session }) {
     session.takeBlocked();
-    const response = await navigate(session, (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }), params.waitUntil, params.timeout);
+    const response = await navigate(
+      session,
+      (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }),
+      params.waitUntil,
+      params.timeout,
+    );
     return settleNavigation(session, response, session.page.url());
   },
 });
@@ -100,10 +131,23 @@ export const pageWaitFor = defineSessionMethod({
   name: 'page.waitFor',
   summary: 'Wait for a load state, or pause for a fixed time (idleFor)',
   params: {
-    state: Type.Union([Type.Literal('load'), Type.Literal('domcontentloaded'), Type.Literal('networkidle'), Type.Literal('idleFor')], {
-      description: 'The load state to wait for, or idleFor to pause ms milliseconds.',
+    state: Type.Union(
+      [
+        Type.Literal('load'),
+        Type.Literal('domcontentloaded'),
+        Type.Literal('networkidle'),
+        Type.Literal('idleFor'),
+      ],
+      {
+        description: 'The load state to wait for, or idleFor to pause ms milliseconds.',
+      },
+    ),
+    ms: Type.Integer({
+      minimum: 0,
+      maximum: MAX_IDLE_FOR_MS,
+      default: 1000,
+      description: `With idleFor: how long to pause (default 1000, at most ${MAX_IDLE_FOR_MS}).`,
     }),
-    ms: Type.Integer({ minimum: 0, maximum: MAX_IDLE_FOR_MS, default: 1000, description: `With idleFor: how long to pause (default 1000, at most ${MAX_IDLE_FOR_MS}).` }),
     timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the state'),
   },
   result: Type.Object({ state: Type.String({ description: 'The state that was reached.' }) }),
@@ -121,9 +165,21 @@ export const pageText = defineSessionMethod({
   name: 'page.text',
   summary: 'Read the visible text (innerText) of the page or of one element, normalised and capped',
   params: {
-    selector: { ...Selector, default: 'body', description: 'Element whose visible text to read (default body). The first match is read.' },
-    maxChars: Type.Integer({ minimum: 1, maximum: MAX_TEXT_CHARS, default: 90_000, description: 'Cut the text to this many characters (default 90000).' }),
-    normalize: Type.Boolean({ default: true, description: 'Fold whitespace and blank lines (default true).' }),
+    selector: {
+      ...Selector,
+      default: 'body',
+      description: 'Element whose visible text to read (default body). The first match is read.',
+    },
+    maxChars: Type.Integer({
+      minimum: 1,
+      maximum: MAX_TEXT_CHARS,
+      default: 90_000,
+      description: 'Cut the text to this many characters (default 90000).',
+    }),
+    normalize: Type.Boolean({
+      default: true,
+      description: 'Fold whitespace and blank lines (default true).',
+    }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
   result: Type.Object({
@@ -137,7 +193,9 @@ export const pageText = defineSessionMethod({
     const raw = await session.page
       .locator(params.selector)
       .first()
-      .evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')), undefined, { timeout: params.timeout });
+      .evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')), undefined, {
+        timeout: params.timeout,
+      });
     const text = params.normalize ? normalizeText(raw) : raw;
     const clamped = clampChars(text, params.maxChars);
     return { text: clamped.text, truncated: clamped.truncated, length: text.length };
@@ -155,7 +213,13 @@ export const pageContent = defineSessionMethod({
   errors: ['ACTION_FAILED', 'TIMEOUT'],
   readOnly: true,
   async handler(_params, { session, services }) {
-    const html = await withDeadline(session.page.content(), ACTION_TIMEOUT_MS, () => rpcError('TIMEOUT', `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`, { timeoutMs: ACTION_TIMEOUT_MS }));
+    const html = await withDeadline(session.page.content(), ACTION_TIMEOUT_MS, () =>
+      rpcError(
+        'TIMEOUT',
+        `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`,
+        { timeoutMs: ACTION_TIMEOUT_MS },
+      ),
+    );
     const clamped = clampChars(html, services.config.maxHtmlChars);
     return { html: clamped.text, truncated: clamped.truncated };
   },
@@ -163,15 +227,30 @@ export const pageContent = defineSessionMethod({
 
 export const pageEvaluate = defineSessionMethod({
   name: 'page.evaluate',
-  summary: 'Evaluate a JavaScript expression in the page (never in the service); a function expression is called with arg',
+  summary:
+    'Evaluate a JavaScript expression in the page (never in the service); a function expression is called with arg',
   description:
     'The expression runs in the page main world. If it evaluates to a function, that function is called with arg; promises are awaited. The result must be JSON-serialisable. Past the deadline the page is replaced by a fresh about:blank page and the call fails with TIMEOUT.',
   params: {
-    expression: Type.String({ minLength: 1, maxLength: 100_000, description: 'A JavaScript expression, e.g. document.title or (arg) => arg.x * 2.' }),
-    arg: Type.Optional(Type.Unknown({ description: 'A JSON value passed to the expression when it is a function.' })),
-    timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, description: 'Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000).' })),
+    expression: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'A JavaScript expression, e.g. document.title or (arg) => arg.x * 2.',
+    }),
+    arg: Type.Optional(
+      Type.Unknown({ description: 'A JSON value passed to the expression when it is a function.' }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_TIMEOUT_MS,
+        description: 'Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000).',
+      }),
+    ),
   },
-  result: Type.Object({ result: Type.Unknown({ description: 'The JSON value the expression produced (null for undefined).' }) }),
+  result: Type.Object({
+    result: Type.Unknown({ description: 'The JSON value the expression produced (null for undefined).' }),
+  }),
   errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
   readOnly: false,
   async handler(params, { session, services }) {
@@ -179,31 +258,52 @@ export const pageEvaluate = defineSessionMethod({
     const source = `(async () => { const arg = ${JSON.stringify(params.arg ?? null)}; const __value = (${params.expression}\n); return typeof __value === 'function' ? await __value(arg) : await __value; })()`;
     let value: unknown;
     try {
-      value = await withDeadline(session.page.evaluate(source), timeoutMs, () => rpcError('TIMEOUT', `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`, { timeoutMs }));
+      value = await withDeadline(session.page.evaluate(source), timeoutMs, () =>
+        rpcError(
+          'TIMEOUT',
+          `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`,
+          { timeoutMs },
+        ),
+      );
     } catch (error) {
       if (error instanceof RpcError && error.errorName === 'TIMEOUT') await session.replacePage();
       throw error;
     }
     const json = JSON.stringify(value ?? null);
     if (json.length > services.config.maxEvaluateResultChars) {
-      throw rpcError('LIMIT_REACHED', `page.evaluate result is ${json.length} characters, over MAX_EVALUATE_RESULT_CHARS (${services.config.maxEvaluateResultChars}); return less.`, {
-        size: json.length,
-        limit: services.config.maxEvaluateResultChars,
-      });
+      throw rpcError(
+        'LIMIT_REACHED',
+        `page.evaluate result is ${json.length} characters, over MAX_EVALUATE_RESULT_CHARS (${services.config.maxEvaluateResultChars}); return less.`,
+        {
+          size: json.length,
+          limit: services.config.maxEvaluateResultChars,
+        },
+      );
     }
     return { result: value ?? null };
   },
 });
 
-const Modifier = Type.Union([Type.Literal('Alt'), Type.Literal('Control'), Type.Literal('ControlOrMeta'), Type.Literal('Meta'), Type.Literal('Shift')]);
+const Modifier = Type.Union([
+  Type.Literal('Alt'),
+  Type.Literal('Control'),
+  Type.Literal('ControlOrMeta'),
+  Type.Literal('Meta'),
+  Type.Literal('Shift'),
+]);
 
 export const pageClick = defineSessionMethod({
   name: 'page.click',
   summary: 'Click the element a selector matches (waits until it is visible, stable and enabled)',
   params: {
     selector: Selector,
-    button: Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], { default: 'left', description: 'Mouse button (default left).' }),
-    modifiers: Type.Optional(Type.Array(Modifier, { maxItems: 5, description: 'Keys held during the click.' })),
+    button: Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
+      default: 'left',
+      description: 'Mouse button (default left).',
+    }),
+    modifiers: Type.Optional(
+      Type.Array(Modifier, { maxItems: 5, description: 'Keys held during the click.' }),
+    ),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
   result: Ok,
@@ -224,7 +324,10 @@ export const pageFill = defineSessionMethod({
   summary: 'Fill an input, textarea or contenteditable element with a value',
   params: {
     selector: Selector,
-    value: Type.String({ maxLength: 1_000_000, description: 'The text to put in the field (replaces its content).' }),
+    value: Type.String({
+      maxLength: 1_000_000,
+      description: 'The text to put in the field (replaces its content).',
+    }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
   result: Ok,
@@ -241,7 +344,11 @@ export const pagePress = defineSessionMethod({
   summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
   params: {
     selector: Selector,
-    key: Type.String({ minLength: 1, maxLength: 100, description: 'A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a.' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a.',
+    }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
   result: Ok,
@@ -253,6 +360,16 @@ export const pagePress = defineSessionMethod({
   },
 });
 
-export const pageMethods = [pageGoto, pageWaitFor, pageReload, pageText, pageContent, pageEvaluate, pageClick, pageFill, pagePress];
+export const pageMethods = [
+  pageGoto,
+  pageWaitFor,
+  pageReload,
+  pageText,
+  pageContent,
+  pageEvaluate,
+  pageClick,
+  pageFill,
+  pagePress,
+];
 
 export { MAX_TIMEOUT_MS };

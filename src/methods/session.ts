@@ -19,28 +19,39 @@ const Cookie = Type.Object(
     expires: Type.Number({ description: 'Unix time in seconds; -1 for a session cookie.' }),
     httpOnly: Type.Boolean({ description: 'HttpOnly flag.' }),
     secure: Type.Boolean({ description: 'Secure flag.' }),
-    sameSite: Type.Union([Type.Literal('Strict'), Type.Literal('Lax'), Type.Literal('None')], { description: 'SameSite policy.' }),
+    sameSite: Type.Union([Type.Literal('Strict'), Type.Literal('Lax'), Type.Literal('None')], {
+      description: 'SameSite policy.',
+    }),
   },
   { additionalProperties: false },
 );
 
 const StorageState = Type.Object(
   {
-    cookies: Type.Array(Cookie, { maxItems: 1000, description: 'Cookies, in the shape Playwright storageState() returns.' }),
+    cookies: Type.Array(Cookie, {
+      maxItems: 1000,
+      description: 'Cookies, in the shape Playwright storageState() returns.',
+    }),
     origins: Type.Array(
       Type.Object(
         {
           origin: Type.String({ description: 'Origin, e.g. http://localhost:8080.' }),
-          localStorage: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }), {
-            maxItems: 1000,
-          }),
+          localStorage: Type.Array(
+            Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }),
+            {
+              maxItems: 1000,
+            },
+          ),
         },
         { additionalProperties: false },
       ),
       { maxItems: 100, description: 'localStorage per origin.' },
     ),
   },
-  { additionalProperties: false, description: 'Cookies and localStorage to start with (Playwright storageState); never logged.' },
+  {
+    additionalProperties: false,
+    description: 'Cookies and localStorage to start with (Playwright storageState); never logged.',
+  },
 );
 
 export const sessionCreate = defineMethod({
@@ -48,30 +59,59 @@ export const sessionCreate = defineMethod({
   summary: 'Open an isolated browser session (its own cookies, storage and cache) with one page',
   params: {
     headless: Type.Optional(
-      Type.Boolean({ description: 'Must match the shared browser mode (HEADLESS); sessions share one browser and cannot change it.' }),
+      Type.Boolean({
+        description:
+          'Must match the shared browser mode (HEADLESS); sessions share one browser and cannot change it.',
+      }),
     ),
     viewport: Type.Optional(Viewport),
-    userAgent: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'User-Agent header and navigator.userAgent for this session.' })),
+    userAgent: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'User-Agent header and navigator.userAgent for this session.',
+      }),
+    ),
     storageState: Type.Optional(StorageState),
     proxy: Type.Optional(
-      Type.Unknown({ description: 'Not supported: every request goes through the service egress proxy that enforces the allow-list. Any value is refused.' }),
+      Type.Unknown({
+        description:
+          'Not supported: every request goes through the service egress proxy that enforces the allow-list. Any value is refused.',
+      }),
     ),
   },
-  result: Type.Object({ session_id: Type.String({ description: 'Pass this to every session-scoped method.' }) }),
+  result: Type.Object({
+    session_id: Type.String({ description: 'Pass this to every session-scoped method.' }),
+  }),
   errors: ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { services }) {
     if (params.proxy !== undefined) {
-      throw rpcError('INVALID_PARAMS', 'Invalid params for session.create: per-session proxies are not supported; every request goes through the service allow-list proxy', {
-        method: 'session.create',
-        errors: [{ path: '/proxy', message: 'is not supported', keyword: 'not', params: {} }],
-      });
+      throw rpcError(
+        'INVALID_PARAMS',
+        'Invalid params for session.create: per-session proxies are not supported; every request goes through the service allow-list proxy',
+        {
+          method: 'session.create',
+          errors: [{ path: '/proxy', message: 'is not supported', keyword: 'not', params: {} }],
+        },
+      );
     }
     if (params.headless !== undefined && params.headless !== services.browser.headless) {
-      throw rpcError('INVALID_PARAMS', `Invalid params for session.create: the shared browser runs with HEADLESS=${String(services.browser.headless)}; omit headless or pass ${String(services.browser.headless)}`, {
-        method: 'session.create',
-        errors: [{ path: '/headless', message: `must be ${String(services.browser.headless)}`, keyword: 'const', params: {} }],
-      });
+      throw rpcError(
+        'INVALID_PARAMS',
+        `Invalid params for session.create: the shared browser runs with HEADLESS=${String(services.browser.headless)}; omit headless or pass ${String(services.browser.headless)}`,
+        {
+          method: 'session.create',
+          errors: [
+            {
+              path: '/headless',
+              message: `must be ${String(services.browser.headless)}`,
+              keyword: 'const',
+              params: {},
+            },
+          ],
+        },
+      );
     }
     const session = await services.sessions.create({
       viewport: params.viewport,
@@ -88,7 +128,9 @@ export const sessionClose = defineMethod({
   params: { session_id: SessionIdSchema },
   result: Type.Object({
     ok: Type.Boolean({ description: 'Always true: the session is closed after this call.' }),
-    closed: Type.Boolean({ description: 'True when this call closed it; false when it was already closed or unknown.' }),
+    closed: Type.Boolean({
+      description: 'True when this call closed it; false when it was already closed or unknown.',
+    }),
   }),
   errors: [],
   readOnly: false,

@@ -8,7 +8,8 @@ const SCREENSHOT_TIMEOUT_MS = 30_000;
 
 export const logsPull = defineSessionMethod({
   name: 'logs.pull',
-  summary: 'Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull',
+  summary:
+    'Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull',
   params: {},
   result: Type.Object({
     console: Type.Array(
@@ -19,7 +20,9 @@ export const logsPull = defineSessionMethod({
         timestamp: Type.String(),
       }),
     ),
-    pageErrors: Type.Array(Type.Object({ message: Type.String(), stack: Type.Optional(Type.String()), timestamp: Type.String() })),
+    pageErrors: Type.Array(
+      Type.Object({ message: Type.String(), stack: Type.Optional(Type.String()), timestamp: Type.String() }),
+    ),
     dropped: Type.Object(
       { console: Type.Integer(), pageErrors: Type.Integer() },
       { description: 'Entries dropped because the ring buffer (CONSOLE_BUFFER_SIZE) was full.' },
@@ -30,7 +33,11 @@ export const logsPull = defineSessionMethod({
   async handler(_params, { session }) {
     const consoleEntries = session.console.drain();
     const errors = session.pageErrors.drain();
-    return { console: consoleEntries.items, pageErrors: errors.items, dropped: { console: consoleEntries.dropped, pageErrors: errors.dropped } };
+    return {
+      console: consoleEntries.items,
+      pageErrors: errors.items,
+      dropped: { console: consoleEntries.dropped, pageErrors: errors.dropped },
+    };
   },
 });
 
@@ -38,27 +45,39 @@ export const networkPull = defineSessionMethod({
   name: 'network.pull',
   summary: 'Drain the network responses and failed requests buffered since the last pull',
   params: {
-    onlyErrors: Type.Boolean({ default: true, description: 'Return only status >= 400, failed and blocked requests (default true). The buffer is drained either way.' }),
+    onlyErrors: Type.Boolean({
+      default: true,
+      description:
+        'Return only status >= 400, failed and blocked requests (default true). The buffer is drained either way.',
+    }),
   },
   result: Type.Object({
     requests: Type.Array(
       Type.Object({
         url: Type.String(),
-        status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when the request failed without a response.' }),
+        status: Type.Union([Type.Integer(), Type.Null()], {
+          description: 'HTTP status; null when the request failed without a response.',
+        }),
         method: Type.String(),
         resourceType: Type.String({ description: 'document, script, fetch, xhr, image …' }),
-        failure: Type.Optional(Type.String({ description: 'Why the request failed (net::ERR_…, or blocked by the allow-list).' })),
+        failure: Type.Optional(
+          Type.String({ description: 'Why the request failed (net::ERR_…, or blocked by the allow-list).' }),
+        ),
         blocked: Type.Optional(Type.Boolean({ description: 'True when the allow-list refused it.' })),
         timestamp: Type.String(),
       }),
     ),
-    dropped: Type.Integer({ description: 'Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full.' }),
+    dropped: Type.Integer({
+      description: 'Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full.',
+    }),
   }),
   errors: [],
   readOnly: false,
   async handler(params, { session }) {
     const { items, dropped } = session.network.drain();
-    const requests = params.onlyErrors ? items.filter((r) => r.status === null || r.status >= 400 || r.blocked === true) : items;
+    const requests = params.onlyErrors
+      ? items.filter((r) => r.status === null || r.status >= 400 || r.blocked === true)
+      : items;
     return { requests, dropped };
   },
 });
@@ -67,9 +86,17 @@ export const screenshot = defineSessionMethod({
   name: 'screenshot',
   summary: 'Take a screenshot of the viewport or the full page, as base64',
   params: {
-    fullPage: Type.Boolean({ default: false, description: 'Capture the whole scrollable page (default false: the viewport).' }),
-    mime: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')], { default: 'image/png', description: 'Image format (default image/png).' }),
-    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'JPEG quality; only with image/jpeg.' })),
+    fullPage: Type.Boolean({
+      default: false,
+      description: 'Capture the whole scrollable page (default false: the viewport).',
+    }),
+    mime: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')], {
+      default: 'image/png',
+      description: 'Image format (default image/png).',
+    }),
+    quality: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'JPEG quality; only with image/jpeg.' }),
+    ),
     timeout: timeoutParam(SCREENSHOT_TIMEOUT_MS, 'the screenshot'),
   },
   result: Type.Object({
@@ -82,10 +109,16 @@ export const screenshot = defineSessionMethod({
   async handler(params, { session, services }) {
     const jpeg = params.mime === 'image/jpeg';
     if (params.quality !== undefined && !jpeg) {
-      throw rpcError('INVALID_PARAMS', 'Invalid params for screenshot: quality applies only to mime image/jpeg', {
-        method: 'screenshot',
-        errors: [{ path: '/quality', message: 'requires mime image/jpeg', keyword: 'dependencies', params: {} }],
-      });
+      throw rpcError(
+        'INVALID_PARAMS',
+        'Invalid params for screenshot: quality applies only to mime image/jpeg',
+        {
+          method: 'screenshot',
+          errors: [
+            { path: '/quality', message: 'requires mime image/jpeg', keyword: 'dependencies', params: {} },
+          ],
+        },
+      );
     }
     const buffer = await session.page.screenshot({
       fullPage: params.fullPage,
@@ -96,10 +129,14 @@ export const screenshot = defineSessionMethod({
     });
     const limit = services.config.maxScreenshotBytes;
     if (buffer.length > limit) {
-      throw rpcError('LIMIT_REACHED', `The screenshot is ${buffer.length} bytes, over MAX_SCREENSHOT_BYTES (${limit}); take the viewport only, or use image/jpeg with a lower quality.`, {
-        bytes: buffer.length,
-        limit,
-      });
+      throw rpcError(
+        'LIMIT_REACHED',
+        `The screenshot is ${buffer.length} bytes, over MAX_SCREENSHOT_BYTES (${limit}); take the viewport only, or use image/jpeg with a lower quality.`,
+        {
+          bytes: buffer.length,
+          limit,
+        },
+      );
     }
     return { base64: buffer.toString('base64'), mime: params.mime, bytes: buffer.length };
   },

@@ -53,7 +53,9 @@ function paramsObject(props: TProperties): TObject {
 }
 
 /** A method that needs no session (session.create, rpc.discover, agents.*). */
-export function defineMethod<P extends TProperties, R extends TSchema>(spec: MethodSpec<P, R, MethodContext>): MethodDefinition {
+export function defineMethod<P extends TProperties, R extends TSchema>(
+  spec: MethodSpec<P, R, MethodContext>,
+): MethodDefinition {
   return {
     name: spec.name,
     summary: spec.summary,

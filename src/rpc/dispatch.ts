@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import type { MethodContext, MethodDefinition } from './defineMethod.js';
-import { RpcError, rpcError } from './errors.js';
+import type { RpcError } from './errors.js';
+import { rpcError } from './errors.js';
 import { mapError } from './mapError.js';
 import type { MethodTable } from './methodTable.js';
 import type { Services } from './services.js';
@@ -30,7 +31,11 @@ export class Dispatcher {
     let params: Record<string, unknown> = {};
     try {
       if (def === undefined) {
-        throw rpcError('METHOD_NOT_FOUND', `Method not found: ${method}. Call rpc.discover for the list of methods.`, { method });
+        throw rpcError(
+          'METHOD_NOT_FOUND',
+          `Method not found: ${method}. Call rpc.discover for the list of methods.`,
+          { method },
+        );
       }
       params = this.validate(def, rawParams);
       sessionId = typeof params.session_id === 'string' ? params.session_id : undefined;
@@ -42,9 +47,17 @@ export class Dispatcher {
         method,
         params,
         browserReady: this.services.browser.ready,
-        sessionOpen: sessionId === undefined ? undefined : this.services.sessions.get(sessionId) !== undefined,
+        sessionOpen:
+          sessionId === undefined ? undefined : this.services.sessions.get(sessionId) !== undefined,
       });
-      this.record(def === undefined ? 'unknown' : def.name, mapped.errorName, started, ctx, sessionId, mapped);
+      this.record(
+        def === undefined ? 'unknown' : def.name,
+        mapped.errorName,
+        started,
+        ctx,
+        sessionId,
+        mapped,
+      );
       throw mapped;
     }
   }
@@ -52,33 +65,64 @@ export class Dispatcher {
   private validate(def: MethodDefinition, rawParams: unknown): Record<string, unknown> {
     let params: Record<string, unknown>;
     if (rawParams === undefined || (Array.isArray(rawParams) && rawParams.length === 0)) params = {};
-    else if (typeof rawParams === 'object' && rawParams !== null && !Array.isArray(rawParams)) params = rawParams as Record<string, unknown>;
+    else if (typeof rawParams === 'object' && rawParams !== null && !Array.isArray(rawParams))
+      params = rawParams as Record<string, unknown>;
     else {
-      throw rpcError('INVALID_PARAMS', `Invalid params for ${def.name}: params must be an object of named arguments`, {
-        method: def.name,
-        errors: [{ path: '/', message: 'must be object', keyword: 'type', params: { type: 'object' } }],
-      });
+      throw rpcError(
+        'INVALID_PARAMS',
+        `Invalid params for ${def.name}: params must be an object of named arguments`,
+        {
+          method: def.name,
+          errors: [{ path: '/', message: 'must be object', keyword: 'type', params: { type: 'object' } }],
+        },
+      );
     }
     const checked = this.validator.validate(def, params);
-    if (!checked.ok) throw rpcError('INVALID_PARAMS', checked.message, { method: def.name, errors: checked.issues });
+    if (!checked.ok)
+      throw rpcError('INVALID_PARAMS', checked.message, { method: def.name, errors: checked.issues });
     return checked.value;
   }
 
-  private async invoke(def: MethodDefinition, params: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
-    const base: MethodContext = { services: this.services, log: ctx.log, requestId: ctx.requestId, origin: ctx.origin };
+  private async invoke(
+    def: MethodDefinition,
+    params: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<unknown> {
+    const base: MethodContext = {
+      services: this.services,
+      log: ctx.log,
+      requestId: ctx.requestId,
+      origin: ctx.origin,
+    };
     if (!def.sessionScoped) return def.handler(params, base);
     const id = String(params.session_id);
     const session = this.services.sessions.resolve(id);
     return session.run(() => def.handler(params, { ...base, session }));
   }
 
-  private record(method: string, outcome: string, started: number, ctx: CallContext, sessionId: string | undefined, error?: RpcError): void {
+  private record(
+    method: string,
+    outcome: string,
+    started: number,
+    ctx: CallContext,
+    sessionId: string | undefined,
+    error?: RpcError,
+  ): void {
     const seconds = (performance.now() - started) / 1000;
     this.services.metrics.rpcRequests.inc({ method, outcome });
     this.services.metrics.rpcDuration.observe({ method }, seconds);
     const line = { method, sessionId, durationMs: Math.round(seconds * 1000), outcome };
     if (error === undefined) ctx.log.info(line, 'rpc call');
-    else if (error.errorName === 'INTERNAL_ERROR') ctx.log.error({ ...line, code: error.code, err: error.cause }, 'rpc call failed');
-    else ctx.log.info({ ...line, code: error.code, err: error.cause instanceof Error ? { message: error.cause.message } : undefined }, 'rpc call failed');
+    else if (error.errorName === 'INTERNAL_ERROR')
+      ctx.log.error({ ...line, code: error.code, err: error.cause }, 'rpc call failed');
+    else
+      ctx.log.info(
+        {
+          ...line,
+          code: error.code,
+          err: error.cause instanceof Error ? { message: error.cause.message } : undefined,
+        },
+        'rpc call failed',
+      );
   }
 }

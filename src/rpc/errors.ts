@@ -32,7 +32,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
     'The browser could not do it: the selector matched nothing, the element was not actionable, the navigation failed.',
   TIMEOUT: 'An operation or an agent evaluation ran past its timeout.',
   UNAUTHORIZED: 'An agent secret key is wrong (HTTP callers without a valid API key get HTTP 401).',
-  LIMIT_REACHED: 'MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry.',
+  LIMIT_REACHED:
+    'MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry.',
   UNKNOWN_TOOL: 'The agent does not offer the requested tool.',
   RESOURCE_UNAVAILABLE: 'The browser crashed or is restarting, or an agent disconnected; retry shortly.',
   SESSION_NOT_FOUND: 'Unknown, closed or expired session_id; call session.create for a new one.',

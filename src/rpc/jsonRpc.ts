@@ -14,7 +14,12 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorObject };
 
 /** The one writer of error envelopes: every error a caller sees is built here from the catalogue. */
-export function errorResponse(id: JsonRpcId, error: RpcError | ErrorName, message?: string, data?: unknown): JsonRpcResponse {
+export function errorResponse(
+  id: JsonRpcId,
+  error: RpcError | ErrorName,
+  message?: string,
+  data?: unknown,
+): JsonRpcResponse {
   if (typeof error === 'string') {
     const body: JsonRpcErrorObject = { code: ERRORS[error].code, message: message ?? ERRORS[error].message };
     if (data !== undefined) body.data = data;
@@ -33,7 +38,11 @@ function isValidId(id: unknown): id is JsonRpcId {
  * One JSON-RPC 2.0 request object → its response, or undefined for a notification (no id member).
  * Never throws: every failure becomes an error envelope.
  */
-export async function handleRequestObject(message: unknown, dispatcher: Dispatcher, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+export async function handleRequestObject(
+  message: unknown,
+  dispatcher: Dispatcher,
+  ctx: CallContext,
+): Promise<JsonRpcResponse | undefined> {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return errorResponse(null, 'INVALID_REQUEST', 'Invalid request: each request must be a JSON object');
   }
@@ -43,7 +52,8 @@ export async function handleRequestObject(message: unknown, dispatcher: Dispatch
   if (hasId && !isValidId(req.id)) {
     return errorResponse(null, 'INVALID_REQUEST', 'Invalid request: id must be a string, a number or null');
   }
-  if (req.jsonrpc !== '2.0') return errorResponse(id, 'INVALID_REQUEST', 'Invalid request: jsonrpc must be exactly "2.0"');
+  if (req.jsonrpc !== '2.0')
+    return errorResponse(id, 'INVALID_REQUEST', 'Invalid request: jsonrpc must be exactly "2.0"');
   if (typeof req.method !== 'string' || req.method.length === 0) {
     return errorResponse(id, 'INVALID_REQUEST', 'Invalid request: method must be a non-empty string');
   }
@@ -73,9 +83,14 @@ export async function handleJsonRpcBody(
   if (!Array.isArray(body)) return handleRequestObject(body, dispatcher, ctx);
   if (body.length === 0) return errorResponse(null, 'INVALID_REQUEST', 'Invalid request: an empty batch');
   if (body.length > batchMax) {
-    return errorResponse(null, 'INVALID_REQUEST', `Invalid request: a batch of ${body.length} calls is over the limit of ${batchMax} (BATCH_MAX)`, {
-      batchMax,
-    });
+    return errorResponse(
+      null,
+      'INVALID_REQUEST',
+      `Invalid request: a batch of ${body.length} calls is over the limit of ${batchMax} (BATCH_MAX)`,
+      {
+        batchMax,
+      },
+    );
   }
   const responses = await Promise.all(body.map((m) => handleRequestObject(m, dispatcher, ctx)));
   const due = responses.filter((r): r is JsonRpcResponse => r !== undefined);

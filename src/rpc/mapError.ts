@@ -1,12 +1,19 @@
 import { errors as playwrightErrors } from 'playwright-core';
 import { BrowserUnavailableError } from '../browser/browserHost.js';
 import { SettleTimeoutError } from '../browser/networkTracker.js';
-import { DeadlineError, NavigationBlockedError, SessionLimitError, SessionNotFoundError } from '../browser/browserErrors.js';
+import {
+  DeadlineError,
+  NavigationBlockedError,
+  SessionLimitError,
+  SessionNotFoundError,
+} from '../browser/browserErrors.js';
 import { RpcError, rpcError } from './errors.js';
 
 /** Playwright prefixes its errors with the API call that failed: `locator.click: …`. */
-const PLAYWRIGHT_CALL = /^(page|locator|frame|frameLocator|elementHandle|browserContext|browser|keyboard|mouse|route|apiRequestContext|cdpSession|browserType)\.\w+:/;
-const CLOSED = /Target page, context or browser has been closed|Target closed|Browser has been closed|browser has disconnected|Page crashed|Page closed|Navigation failed because page crashed|Target crashed/i;
+const PLAYWRIGHT_CALL =
+  /^(page|locator|frame|frameLocator|elementHandle|browserContext|browser|keyboard|mouse|route|apiRequestContext|cdpSession|browserType)\.\w+:/;
+const CLOSED =
+  /Target page, context or browser has been closed|Target closed|Browser has been closed|browser has disconnected|Page crashed|Page closed|Navigation failed because page crashed|Target crashed/i;
 
 export interface ErrorScope {
   method: string;
@@ -30,16 +37,40 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
   for (const key of ['selector', 'url', 'timeout'] as const) {
     if (scope.params[key] !== undefined) data[key === 'timeout' ? 'timeoutMs' : key] = scope.params[key];
   }
-  if (error instanceof SessionNotFoundError) return rpcError('SESSION_NOT_FOUND', error.message, { ...data, session_id: error.sessionId, reason: error.reason }, error);
+  if (error instanceof SessionNotFoundError)
+    return rpcError(
+      'SESSION_NOT_FOUND',
+      error.message,
+      { ...data, session_id: error.sessionId, reason: error.reason },
+      error,
+    );
   if (error instanceof SessionLimitError) {
-    return rpcError('LIMIT_REACHED', error.message, { ...data, limit: 'MAX_SESSIONS', maxSessions: error.maxSessions, retryAfterMs: error.retryAfterMs }, error);
+    return rpcError(
+      'LIMIT_REACHED',
+      error.message,
+      { ...data, limit: 'MAX_SESSIONS', maxSessions: error.maxSessions, retryAfterMs: error.retryAfterMs },
+      error,
+    );
   }
   if (error instanceof BrowserUnavailableError) {
-    return rpcError('RESOURCE_UNAVAILABLE', 'The browser crashed or is restarting; retry in a moment.', { ...data, retryAfterMs: 1000 }, error);
+    return rpcError(
+      'RESOURCE_UNAVAILABLE',
+      'The browser crashed or is restarting; retry in a moment.',
+      { ...data, retryAfterMs: 1000 },
+      error,
+    );
   }
-  if (error instanceof NavigationBlockedError) return rpcError('NAVIGATION_BLOCKED', error.message, { ...data, url: error.url, reason: error.reason }, error);
-  if (error instanceof SettleTimeoutError) return rpcError('TIMEOUT', error.message, { ...data, pending: error.pending.slice(0, 20) }, error);
-  if (error instanceof DeadlineError) return rpcError('TIMEOUT', error.message, { ...data, timeoutMs: error.timeoutMs }, error);
+  if (error instanceof NavigationBlockedError)
+    return rpcError(
+      'NAVIGATION_BLOCKED',
+      error.message,
+      { ...data, url: error.url, reason: error.reason },
+      error,
+    );
+  if (error instanceof SettleTimeoutError)
+    return rpcError('TIMEOUT', error.message, { ...data, pending: error.pending.slice(0, 20) }, error);
+  if (error instanceof DeadlineError)
+    return rpcError('TIMEOUT', error.message, { ...data, timeoutMs: error.timeoutMs }, error);
   if (error instanceof playwrightErrors.TimeoutError) {
     return rpcError(
       'TIMEOUT',
@@ -51,16 +82,36 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
   if (error instanceof Error) {
     if (CLOSED.test(error.message)) {
       if (!scope.browserReady) {
-        return rpcError('RESOURCE_UNAVAILABLE', 'The browser crashed or is restarting; retry in a moment with a new session.', data, error);
+        return rpcError(
+          'RESOURCE_UNAVAILABLE',
+          'The browser crashed or is restarting; retry in a moment with a new session.',
+          data,
+          error,
+        );
       }
       if (scope.sessionOpen === false) {
-        return rpcError('SESSION_NOT_FOUND', 'The session was closed while the call ran; call session.create for a new one.', data, error);
+        return rpcError(
+          'SESSION_NOT_FOUND',
+          'The session was closed while the call ran; call session.create for a new one.',
+          data,
+          error,
+        );
       }
-      return rpcError('ACTION_FAILED', `${scope.method} failed: the page closed or crashed (${firstLine(error.message)}).`, data, error);
+      return rpcError(
+        'ACTION_FAILED',
+        `${scope.method} failed: the page closed or crashed (${firstLine(error.message)}).`,
+        data,
+        error,
+      );
     }
     if (PLAYWRIGHT_CALL.test(error.message)) {
       return rpcError('ACTION_FAILED', `${scope.method} failed: ${firstLine(error.message)}`, data, error);
     }
   }
-  return rpcError('INTERNAL_ERROR', 'Internal error; the service log has the details under this request id.', data, error);
+  return rpcError(
+    'INTERNAL_ERROR',
+    'Internal error; the service log has the details under this request id.',
+    data,
+    error,
+  );
 }

@@ -49,7 +49,11 @@ export function toOpenRpcMethod(def: MethodDefinition): OpenRpcMethod {
 export function buildOpenRpc(methods: readonly MethodDefinition[], version: string): OpenRpcDocument {
   const errors: OpenRpcDocument['components']['errors'] = {};
   for (const name of Object.keys(ERRORS) as ErrorName[]) {
-    errors[name] = { code: ERRORS[name].code, message: ERRORS[name].message, data: { description: ERROR_DESCRIPTIONS[name] } };
+    errors[name] = {
+      code: ERRORS[name].code,
+      message: ERRORS[name].message,
+      data: { description: ERROR_DESCRIPTIONS[name] },
+    };
   }
   return {
     openrpc: '1.2.6',

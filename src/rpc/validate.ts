@@ -21,7 +21,11 @@ export class ParamsValidator {
   }
 
   /** Validates (and fills defaults into) a fresh copy of the params; returns the issues when they fail. */
-  validate(def: MethodDefinition, params: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[]; message: string } {
+  validate(
+    def: MethodDefinition,
+    params: Record<string, unknown>,
+  ):
+    { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[]; message: string } {
     const validator = this.validators.get(def.name);
     if (validator === undefined) throw new Error(`no validator compiled for ${def.name}`);
     const value = structuredClone(params);
@@ -32,15 +36,25 @@ export class ParamsValidator {
 }
 
 function toIssue(e: ErrorObject): ValidationIssue {
-  return { path: e.instancePath || '/', message: e.message ?? 'is invalid', keyword: e.keyword, params: e.params };
+  return {
+    path: e.instancePath || '/',
+    message: e.message ?? 'is invalid',
+    keyword: e.keyword,
+    params: e.params,
+  };
 }
 
 /** One sentence a caller can act on: names the unknown arguments and lists the expected ones. */
 function describe(def: MethodDefinition, issues: ValidationIssue[]): string {
   const expected = Object.keys(def.params.properties);
-  const unknown = issues.filter((i) => i.keyword === 'additionalProperties').map((i) => String(i.params.additionalProperty));
+  const unknown = issues
+    .filter((i) => i.keyword === 'additionalProperties')
+    .map((i) => String(i.params.additionalProperty));
   const parts: string[] = [];
-  if (unknown.length > 0) parts.push(`unknown argument(s) ${unknown.join(', ')}; ${def.name} takes ${expected.join(', ') || 'no arguments'}`);
+  if (unknown.length > 0)
+    parts.push(
+      `unknown argument(s) ${unknown.join(', ')}; ${def.name} takes ${expected.join(', ') || 'no arguments'}`,
+    );
   for (const i of issues) {
     if (i.keyword === 'additionalProperties') continue;
     if (i.keyword === 'required') parts.push(`missing required argument ${String(i.params.missingProperty)}`);
