@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
+import globals from 'globals';
 
 /** The layer rule (DESIGN §10): browser/ imports nothing above it; transports reach methods only through dispatch. */
 const layer = (group, message) => ({ group, message });
@@ -14,7 +15,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.mjs'] },
+        projectService: { allowDefaultProject: ['*.mjs', 'scripts/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -79,6 +80,7 @@ export default tseslint.config(
   {
     files: ['**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: globals.node },
   },
   prettier,
 );
