@@ -11,6 +11,7 @@ export interface Config {
   sessionTtlMs: number;
   janitorIntervalMs: number;
   maxSessions: number;
+  poolSize: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
   bodyLimit: string;
@@ -47,6 +48,8 @@ export const CONFIG_DEFAULTS = {
   // How often the janitor looks for idle sessions; a session lives at most TTL + this.
   JANITOR_INTERVAL_MS: '5000',
   MAX_SESSIONS: '8',
+  // Ready contexts kept so session.create answers at once; they count against MAX_SESSIONS.
+  POOL_SIZE: '2',
   RATE_LIMIT_MAX: '120',
   RATE_LIMIT_WINDOW_MS: '60000',
   BODY_LIMIT: '512kb',
@@ -181,6 +184,7 @@ export function loadConfig(env: Source = process.env): Config {
     sessionTtlMs: int('SESSION_TTL_MS', get('SESSION_TTL_MS'), 100),
     janitorIntervalMs: int('JANITOR_INTERVAL_MS', get('JANITOR_INTERVAL_MS'), 10),
     maxSessions: int('MAX_SESSIONS', get('MAX_SESSIONS'), 1, 1000),
+    poolSize: int('POOL_SIZE', get('POOL_SIZE'), 0, 100),
     rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),
     rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS', get('RATE_LIMIT_WINDOW_MS'), 100),
     bodyLimit,

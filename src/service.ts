@@ -100,6 +100,7 @@ export async function startService(
       ttlMs: config.sessionTtlMs,
       janitorIntervalMs: config.janitorIntervalMs,
       closeTimeoutMs: config.sessionCloseTimeoutMs,
+      poolSize: config.poolSize,
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,

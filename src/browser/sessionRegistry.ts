@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { BrowserContextOptions } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import {
@@ -8,6 +7,7 @@ import {
   withDeadline,
   type MissingReason,
 } from './browserErrors.js';
+import { ContextPool, openContext, type ContextOverrides, type OpenedContext } from './contextPool.js';
 import { Session, type SessionOptions } from './session.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
@@ -19,6 +19,8 @@ export interface SessionRegistryOptions {
   ttlMs: number;
   janitorIntervalMs: number;
   closeTimeoutMs: number;
+  /** Ready contexts kept for session.create (POOL_SIZE); 0 turns the pool off. */
+  poolSize: number;
   session: SessionOptions;
 }
 
@@ -28,10 +30,7 @@ export interface SessionHooks {
   countChanged?: (active: number) => void;
 }
 
-export type NewSessionOptions = Pick<BrowserContextOptions, 'viewport' | 'userAgent' | 'storageState'>;
-
-/** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
-export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+export type NewSessionOptions = ContextOverrides;
 
 /**
  * Every live session: creation under MAX_SESSIONS (slots are reserved before the slow context
@@ -43,6 +42,7 @@ export class SessionRegistry {
   private readonly ended = new Map<string, MissingReason>();
   private reserved = 0;
   private janitor: NodeJS.Timeout | undefined;
+  private readonly pool: ContextPool;
 
   constructor(
     private readonly host: BrowserHost,
@@ -52,6 +52,13 @@ export class SessionRegistry {
     private readonly hooks: SessionHooks = {},
   ) {
     host.on('lost', () => this.onBrowserLost());
+    this.pool = new ContextPool(
+      host,
+      options.poolSize,
+      () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
+      logger,
+    );
+    this.pool.fill();
   }
 
   get size(): number {
@@ -64,21 +71,7 @@ export class SessionRegistry {
     }
     this.reserved++;
     try {
-      const context = await this.host.newContext({
-        viewport: options.viewport ?? DEFAULT_VIEWPORT,
-        userAgent: options.userAgent,
-        storageState: options.storageState,
-        serviceWorkers: 'block',
-        acceptDownloads: false,
-        ignoreHTTPSErrors: true,
-      });
-      let page;
-      try {
-        page = await context.newPage();
-      } catch (error) {
-        await context.close().catch(() => undefined);
-        throw error;
-      }
+      const { context, page } = await this.openFor(options);
       const id = `s_${randomUUID()}`;
       const session = new Session(id, context, page, this.policy, this.options.session);
       this.sessions.set(id, session);
@@ -88,6 +81,24 @@ export class SessionRegistry {
     } finally {
       this.reserved--;
     }
+  }
+
+  /**
+   * A pooled context when the options are the defaults (a viewport is applied to the page), else a
+   * new one, after releasing a pooled context when the pool holds the last free slot.
+   */
+  private async openFor(options: NewSessionOptions): Promise<OpenedContext> {
+    if (options.userAgent === undefined && options.storageState === undefined) {
+      const pooled = this.pool.take();
+      if (pooled !== undefined) {
+        if (options.viewport) await pooled.page.setViewportSize(options.viewport);
+        return pooled;
+      }
+    }
+    // This create holds one reserved slot; pooled contexts must leave room for it.
+    if (this.sessions.size + this.reserved + this.pool.held > this.options.maxSessions)
+      await this.pool.release();
+    return openContext(this.host, options);
   }
 
   get(id: string): Session | undefined {
@@ -139,6 +150,7 @@ export class SessionRegistry {
       if (!oldest.done) this.ended.delete(oldest.value);
     }
     this.hooks.countChanged?.(this.sessions.size);
+    this.pool.fill();
   }
 
   startJanitor(): void {
@@ -181,6 +193,7 @@ export class SessionRegistry {
 
   async closeAll(): Promise<void> {
     this.stopJanitor();
+    await this.pool.close();
     await Promise.all(this.list().map((s) => this.close(s.id)));
   }
 }

@@ -1,0 +1,30 @@
+import { chromiumTree, openFds } from '../helpers/procfs.js';
+import type { TestService } from '../helpers/testService.js';
+
+export interface LeakSnapshot {
+  chromiumProcesses: number;
+  fds: number;
+  sessions: number;
+}
+
+export async function snapshot(service: TestService): Promise<LeakSnapshot> {
+  const { sessions } = await service.call<{ sessions: unknown[] }>('session.list');
+  return { chromiumProcesses: chromiumTree().length, fds: openFds(), sessions: sessions.length };
+}
+
+/** create → goto → text → close, n times, one at a time. Progress every `every` cycles. */
+export async function runCycles(
+  service: TestService,
+  url: string,
+  n: number,
+  progress?: (done: number) => void,
+  every = 100,
+): Promise<void> {
+  for (let i = 1; i <= n; i++) {
+    const { session_id } = await service.call<{ session_id: string }>('session.create', {});
+    await service.call('page.goto', { session_id, url, waitUntil: 'load' });
+    await service.call('page.text', { session_id });
+    await service.call('session.close', { session_id });
+    if (progress && i % every === 0) progress(i);
+  }
+}
