@@ -29,7 +29,14 @@ export function rpcRouter(
       }
       next();
     },
-    express.json({ limit: options.bodyLimit, strict: false }),
+    express.json({
+      limit: options.bodyLimit,
+      strict: false,
+      // body-parser reads an empty body as {}; it is not JSON, so it is a parse error (-32700).
+      verify: (_req, _res, buf) => {
+        if (buf.length === 0) throw Object.assign(new Error('empty body'), { type: 'entity.parse.failed' });
+      },
+    }),
     async (req: Request, res: Response) => {
       const requestId = String(res.locals.requestId);
       const log = options.logger.child({ requestId });

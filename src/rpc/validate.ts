@@ -9,6 +9,27 @@ export interface ValidationIssue {
 }
 
 /**
+ * Params nested deeper than this are refused before anything recurses over them: structuredClone,
+ * JSON.stringify and Playwright's serialiser would otherwise overflow the stack (a RangeError that
+ * surfaced as INTERNAL_ERROR) on a few kilobytes of `[[[[…]]]]`.
+ */
+export const MAX_PARAMS_DEPTH = 128;
+
+/** Iterative, so the check itself cannot overflow: true when a container sits deeper than max. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 1 }];
+  const seen = new Set<object>();
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const v = item.value;
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+    if (item.depth > max) return true;
+    seen.add(v);
+    for (const child of Object.values(v)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+/**
  * One Ajv instance compiles every params schema once, at start-up. Defaults come from the schema
  * (useDefaults), so handlers never default anything themselves.
  */
@@ -28,6 +49,19 @@ export class ParamsValidator {
     { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[]; message: string } {
     const validator = this.validators.get(def.name);
     if (validator === undefined) throw new Error(`no validator compiled for ${def.name}`);
+    if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) {
+      const issue: ValidationIssue = {
+        path: '/',
+        message: `must not be nested more than ${MAX_PARAMS_DEPTH} levels deep`,
+        keyword: 'maxDepth',
+        params: { limit: MAX_PARAMS_DEPTH },
+      };
+      return {
+        ok: false,
+        issues: [issue],
+        message: `Invalid params for ${def.name}: params ${issue.message}`,
+      };
+    }
     const value = structuredClone(params);
     if (validator(value)) return { ok: true, value };
     const issues = (validator.errors ?? []).map(toIssue);

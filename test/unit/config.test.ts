@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_ALLOW_HOST_REGEX, loadConfig, substituteEnv } from '../../src/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
+let fileCount = 0;
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function yamlFile(text: string): string {
+  const path = join(dir, `config-${++fileCount}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The ConfigError loadConfig throws for env; fails the test when it does not throw one. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe('loadConfig defaults', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3337,
+      host: '127.0.0.1',
+      apiKeys: [],
+      sessionTtlMs: 120_000,
+      maxSessions: 8,
+      rateLimitMax: 120,
+      rateLimitWindowMs: 60_000,
+      bodyLimit: '512kb',
+      batchMax: 50,
+      headless: true,
+      chromiumPath: undefined,
+      logLevel: 'info',
+      agentSecret: undefined,
+      cdpUrl: undefined,
+    });
+    expect(c.allowHostRegex.source).toBe(new RegExp(DEFAULT_ALLOW_HOST_REGEX).source);
+  });
+
+  it('reads values and splits API_KEY on commas', () => {
+    const c = loadConfig({
+      PORT: '0',
+      API_KEY: ' k1 , k2,,',
+      HEADLESS: 'false',
+      MAX_SESSIONS: '3',
+      BODY_LIMIT: '1kb',
+      CDP_URL: 'http://127.0.0.1:9222',
+      LOG_LEVEL: 'silent',
+    });
+    expect(c).toMatchObject({
+      port: 0,
+      apiKeys: ['k1', 'k2'],
+      headless: false,
+      maxSessions: 3,
+      bodyLimit: '1kb',
+      cdpUrl: 'http://127.0.0.1:9222',
+      logLevel: 'silent',
+    });
+  });
+});
+
+describe('loadConfig refuses bad values, naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['MAX_SESSIONS', '0'],
+    ['MAX_SESSIONS', '2.5'],
+    ['ALLOW_HOST_REGEX', '('],
+    ['HEADLESS', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['BODY_LIMIT', 'huge'],
+    ['BODY_LIMIT', '10gb'],
+    ['CDP_URL', 'ftp://x'],
+    ['SESSION_TTL_MS', '10'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['BATCH_MAX', '0'],
+  ])('%s=%s', (variable, value) => {
+    const error = configError({ [variable]: value });
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+});
+
+describe('CONFIG_FILE (YAML)', () => {
+  it('reads keys from the file, with ${VAR} substitution from the environment', () => {
+    const path = yamlFile(
+      [
+        'PORT: 4100',
+        'API_KEY: "${MY_TEST_SECRET},static-key"',
+        'ALLOW_HOST_REGEX: "^http://app\\\\.test(:\\\\d+)?/"',
+        'HEADLESS: false',
+        'LOG_LEVEL: ${MY_LEVEL}',
+      ].join('\n'),
+    );
+    const c = loadConfig({ CONFIG_FILE: path, MY_TEST_SECRET: 'from-env', MY_LEVEL: 'warn' });
+    expect(c.port).toBe(4100);
+    expect(c.apiKeys).toEqual(['from-env', 'static-key']);
+    expect(c.allowHostRegex.test('http://app.test:8080/')).toBe(true);
+    expect(c.allowHostRegex.test('http://appxtest/')).toBe(false);
+    expect(c.headless).toBe(false);
+    expect(c.logLevel).toBe('warn');
+  });
+
+  it('an unset ${VAR} becomes empty, so the default applies', () => {
+    const path = yamlFile('LOG_LEVEL: "${SURELY_NOT_SET_ANYWHERE}"\n');
+    expect(loadConfig({ CONFIG_FILE: path }).logLevel).toBe('info');
+  });
+
+  it('environment variables win over the file', () => {
+    const path = yamlFile('PORT: 4100\nMAX_SESSIONS: 2\n');
+    const c = loadConfig({ CONFIG_FILE: path, PORT: '4200' });
+    expect(c.port).toBe(4200);
+    expect(c.maxSessions).toBe(2);
+  });
+
+  it('refuses an unknown key and names it', () => {
+    const path = yamlFile('PORT: 4100\nNOT_A_SETTING: 1\n');
+    const error = configError({ CONFIG_FILE: path });
+    expect(error.variable).toBe('CONFIG_FILE');
+    expect(error.message).toContain('NOT_A_SETTING');
+  });
+
+  it('a bad value in the file names the variable', () => {
+    const path = yamlFile('MAX_SESSIONS: 0\n');
+    expect(configError({ CONFIG_FILE: path }).variable).toBe('MAX_SESSIONS');
+  });
+
+  it('refuses a nested value, a non-mapping document and a missing file', () => {
+    expect(configError({ CONFIG_FILE: yamlFile('PORT:\n  nested: 1\n') }).variable).toBe('PORT');
+    expect(configError({ CONFIG_FILE: yamlFile('- PORT\n- HOST\n') }).variable).toBe('CONFIG_FILE');
+    expect(configError({ CONFIG_FILE: join(dir, 'missing.yaml') }).variable).toBe('CONFIG_FILE');
+  });
+
+  it('an empty file means the defaults', () => {
+    expect(loadConfig({ CONFIG_FILE: yamlFile('') }).port).toBe(3337);
+  });
+});
+
+describe('substituteEnv', () => {
+  it('replaces each ${NAME} and leaves other dollar signs alone', () => {
+    expect(substituteEnv('${A}-${B}-$C-${}', { A: '1', B: '2', C: '3' })).toBe('1-2-$C-${}');
+    expect(substituteEnv('${MISSING}x', {})).toBe('x');
+  });
+});
