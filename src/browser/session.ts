@@ -12,6 +12,19 @@ export const MAX_POPUPS_PER_SESSION = 20;
 const TITLE_TIMEOUT_MS = 500;
 /** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
 const MAX_MESSAGE_CHARS = 4000;
+/** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
+const ADOPTED_PAGE_EVENTS = [
+  'console',
+  'pageerror',
+  'response',
+  'requestfailed',
+  'dialog',
+  'crash',
+  'load',
+  'request',
+  'requestfinished',
+  'close',
+] as const;
 
 export interface ConsoleEntry {
   type: string;
@@ -75,6 +88,8 @@ export class Session {
   private readonly lock = new Mutex();
   private popups = 0;
   private lastTitle = '';
+  /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
+  private replacing = false;
   closed = false;
   crashed = false;
 
@@ -84,14 +99,28 @@ export class Session {
     page: Page,
     private readonly policy: UrlPolicy,
     private readonly options: SessionOptions,
+    /**
+     * Set for a tab adopted from another browser (tabs.attach): closing the session detaches and calls
+     * this instead of closing the context, which is the user's (so its other tabs are not popups here).
+     */
+    readonly release?: () => Promise<void>,
   ) {
     this.page = page;
     this.tracker = new NetworkTracker(page);
     this.console = new RingBuffer(options.console);
     this.pageErrors = new RingBuffer(options.console);
     this.network = new RingBuffer(options.network);
-    this.attachContext();
+    if (release === undefined) this.attachContext();
     this.attachPage(page);
+  }
+
+  /** An adopted tab is handed back: its page stops feeding this session, then `release` runs. */
+  async detach(): Promise<void> {
+    // Settled, not all-or-nothing: a tab that is already gone has no listeners left to remove.
+    await Promise.allSettled(
+      ADOPTED_PAGE_EVENTS.map((event) => this.page.removeAllListeners(event, { behavior: 'ignoreErrors' })),
+    );
+    await this.release?.();
   }
 
   get busy(): boolean {
@@ -113,10 +142,31 @@ export class Session {
 
   private attachContext(): void {
     this.context.on('page', (page) => {
-      if (page === this.page) return;
+      if (page === this.page || this.replacing) return;
       this.popups++;
       const url = page.url();
       this.console.push({ type: 'popup', text: `popup opened: ${url}`, timestamp: new Date().toISOString() });
+      // Playwright reports a popup only once its first document committed, after its listeners
+      // could have seen the request: a popup the allow-list refused is recorded from its URL.
+      const verdict = this.policy.checkRequest(url);
+      if (!verdict.allowed) {
+        this.network.push({
+          url,
+          status: null,
+          method: 'GET',
+          resourceType: 'document',
+          failure: 'blocked by the allow-list',
+          blocked: true,
+          timestamp: new Date().toISOString(),
+        });
+        this.blocked.push({
+          url,
+          reason: verdict.reason,
+          resourceType: 'document',
+          isNavigation: true,
+          mainFrame: false,
+        });
+      }
       if (this.popups > MAX_POPUPS_PER_SESSION) {
         page.close().catch(() => undefined);
         return;
@@ -256,7 +306,12 @@ export class Session {
   /** Replaces the main page with a fresh one (after a crash, or a page.evaluate past its deadline). */
   async replacePage(): Promise<void> {
     const old = this.page;
-    this.page = await this.context.newPage();
+    this.replacing = true;
+    try {
+      this.page = await this.context.newPage();
+    } finally {
+      this.replacing = false;
+    }
     this.tracker = new NetworkTracker(this.page);
     this.attachPage(this.page);
     this.crashed = false;

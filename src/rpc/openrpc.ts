@@ -35,7 +35,8 @@ export function toOpenRpcMethod(def: MethodDefinition): OpenRpcMethod {
     params: Object.entries(def.params.properties).map(([name, schema]) => ({
       name,
       description: typeof schema.description === 'string' ? schema.description : name,
-      required: required.has(name),
+      // A parameter with a default may be left out, whatever the validation schema lists.
+      required: required.has(name) && schema.default === undefined,
       schema: plain(schema),
     })),
     result: { name: 'result', schema: plain(def.result) },
