@@ -49,8 +49,37 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/agents/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            layer(
+              ['../rpc/*', '../methods/*', '../http/*', '../hub/*', '../mcp/*', '../app.js', '../service.js'],
+              'agents/ (the hub domain) imports nothing above it',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/methods/**/*.ts'],
     rules: {
+      // Handlers reach the hub domain through services; from agents/ they may only import types.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../agents/*'],
+              allowTypeImports: true,
+              message: 'methods/ reach agents/ through services; import types only',
+            },
+          ],
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

@@ -22,6 +22,14 @@ export interface Config {
   logDir: string;
   agentSecret: string | undefined;
   cdpUrl: string | undefined;
+  agentAllowedOrigins: string[];
+  agentMaxPayloadBytes: number;
+  agentPingIntervalMs: number;
+  agentConnectionTimeoutMs: number;
+  agentReconnectGraceMs: number;
+  agentQueueTimeoutMs: number;
+  agentEvaluationTimeoutMs: number;
+  cdpTimeoutMs: number;
   consoleBufferSize: number;
   networkBufferSize: number;
   settleQuietMs: number;
@@ -61,6 +69,22 @@ export const CONFIG_DEFAULTS = {
   LOG_DIR: 'logs',
   AGENT_SECRET: '',
   CDP_URL: '',
+  // Origins whose pages may open /agents (comma-separated); empty: browsers never may, Node agents send none.
+  AGENT_ALLOWED_ORIGINS: '',
+  // Largest frame an agent may send (evaluation outputs included); past it the socket closes with 1009.
+  AGENT_MAX_PAYLOAD_BYTES: '4194304',
+  // Seed 001: agents are pinged every 30 s…
+  AGENT_PING_INTERVAL_MS: '30000',
+  // …and a socket silent for 60 s (no frame, no pong) is cut; must exceed the ping interval.
+  AGENT_CONNECTION_TIMEOUT_MS: '60000',
+  // How long evaluations in flight wait for a dropped agent to re-register before RESOURCE_UNAVAILABLE.
+  AGENT_RECONNECT_GRACE_MS: '30000',
+  // How long an evaluation waits for a free agent slot (maxConcurrency) before LIMIT_REACHED.
+  AGENT_QUEUE_TIMEOUT_MS: '10000',
+  // The agent's time for an evaluation when the caller gives no timeout (seed 001's example).
+  AGENT_EVALUATION_TIMEOUT_MS: '30000',
+  // Bound on connecting to CDP_URL and on each tabs.* command: a hung CDP socket ends in an error.
+  CDP_TIMEOUT_MS: '10000',
   // Ring buffers per session: a chatty page cannot grow memory without bound.
   CONSOLE_BUFFER_SIZE: '1000',
   NETWORK_BUFFER_SIZE: '1000',
@@ -173,6 +197,36 @@ export function loadConfig(env: Source = process.env): Config {
     throw new ConfigError('CDP_URL', `must be an http(s):// or ws(s):// URL, got "${cdpUrl}"`);
   }
 
+  const agentAllowedOrigins = get('AGENT_ALLOWED_ORIGINS')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o.length > 0);
+  for (const origin of agentAllowedOrigins) {
+    if (
+      !URL.canParse(origin) ||
+      new URL(origin).origin === 'null' ||
+      new URL(origin).origin !== origin.replace(/\/$/, '')
+    ) {
+      throw new ConfigError(
+        'AGENT_ALLOWED_ORIGINS',
+        `each entry must be an origin like http://localhost:8080 (scheme, host, port; no path), got "${origin}"`,
+      );
+    }
+  }
+  const agentPingIntervalMs = int('AGENT_PING_INTERVAL_MS', get('AGENT_PING_INTERVAL_MS'), 10, 3_600_000);
+  const agentConnectionTimeoutMs = int(
+    'AGENT_CONNECTION_TIMEOUT_MS',
+    get('AGENT_CONNECTION_TIMEOUT_MS'),
+    20,
+    7_200_000,
+  );
+  if (agentConnectionTimeoutMs <= agentPingIntervalMs) {
+    throw new ConfigError(
+      'AGENT_CONNECTION_TIMEOUT_MS',
+      `must be greater than AGENT_PING_INTERVAL_MS (${agentPingIntervalMs}), or live agents are cut between two pings`,
+    );
+  }
+
   return {
     port: int('PORT', get('PORT'), 0, 65535),
     host: get('HOST'),
@@ -195,6 +249,19 @@ export function loadConfig(env: Source = process.env): Config {
     logDir: get('LOG_DIR'),
     agentSecret: get('AGENT_SECRET') || undefined,
     cdpUrl,
+    agentAllowedOrigins,
+    agentMaxPayloadBytes: int('AGENT_MAX_PAYLOAD_BYTES', get('AGENT_MAX_PAYLOAD_BYTES'), 1024, 104_857_600),
+    agentPingIntervalMs,
+    agentConnectionTimeoutMs,
+    agentReconnectGraceMs: int('AGENT_RECONNECT_GRACE_MS', get('AGENT_RECONNECT_GRACE_MS'), 0, 3_600_000),
+    agentQueueTimeoutMs: int('AGENT_QUEUE_TIMEOUT_MS', get('AGENT_QUEUE_TIMEOUT_MS'), 0, 3_600_000),
+    agentEvaluationTimeoutMs: int(
+      'AGENT_EVALUATION_TIMEOUT_MS',
+      get('AGENT_EVALUATION_TIMEOUT_MS'),
+      1,
+      900_000,
+    ),
+    cdpTimeoutMs: int('CDP_TIMEOUT_MS', get('CDP_TIMEOUT_MS'), 100, 600_000),
     consoleBufferSize: int('CONSOLE_BUFFER_SIZE', get('CONSOLE_BUFFER_SIZE'), 1, 1_000_000),
     networkBufferSize: int('NETWORK_BUFFER_SIZE', get('NETWORK_BUFFER_SIZE'), 1, 1_000_000),
     settleQuietMs: int('SETTLE_QUIET_MS', get('SETTLE_QUIET_MS'), 0, 60_000),

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import { join } from 'node:path';
+import { AgentRegistry } from './agents/agentRegistry.js';
+import { CdpTabs } from './agents/cdpTabs.js';
+import { EvaluationLog } from './agents/evaluationLog.js';
 import { createApp } from './app.js';
 import { BrowserHost } from './browser/browserHost.js';
 import { launchArgs, resolveBrowser } from './browser/browserResolve.js';
@@ -8,6 +12,8 @@ import { EgressProxy } from './browser/egressProxy.js';
 import { SessionRegistry } from './browser/sessionRegistry.js';
 import { UrlPolicy } from './browser/urlPolicy.js';
 import type { Config } from './config.js';
+import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
+import { UpgradeRouter } from './hub/upgradeRouter.js';
 import { allMethods } from './methods/index.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -120,12 +126,52 @@ export async function startService(
   );
   sessions.startJanitor();
 
+  // The agent hub (DESIGN §8): agents on WebSocket /agents, callers through agents.* and tabs.*.
+  const evaluationLog = new EvaluationLog(join(config.logDir, 'evaluations.jsonl'), logger);
+  const agents = new AgentRegistry(
+    {
+      agentSecret: config.agentSecret,
+      reconnectGraceMs: config.agentReconnectGraceMs,
+      queueTimeoutMs: config.agentQueueTimeoutMs,
+    },
+    evaluationLog,
+    logger,
+    {
+      connectedChanged: (n) => metrics.agentsConnected.set(n),
+      evaluationFinished: (status) => metrics.agentEvaluations.inc({ status }),
+    },
+  );
+  const tabs = new CdpTabs({
+    cdpUrl: config.cdpUrl,
+    connectTimeoutMs: config.cdpTimeoutMs,
+    commandTimeoutMs: config.cdpTimeoutMs,
+    logger,
+  });
+
   const openrpc = openRpcDocument();
-  const services: Services = { config, browser, sessions, policy, metrics, openrpc: () => openrpc };
+  const services: Services = {
+    config,
+    browser,
+    sessions,
+    policy,
+    metrics,
+    openrpc: () => openrpc,
+    agents,
+    tabs,
+  };
   const table = new MethodTable(allMethods);
   const dispatcher = new Dispatcher(table, new ParamsValidator(table.list()), services);
   const app = createApp({ config, dispatcher, browser, metrics, logger });
   const server = http.createServer(app);
+  const agentEndpoint = new AgentEndpoint(agents, {
+    allowedOrigins: config.agentAllowedOrigins,
+    maxPayloadBytes: config.agentMaxPayloadBytes,
+    pingIntervalMs: config.agentPingIntervalMs,
+    connectionTimeoutMs: config.agentConnectionTimeoutMs,
+    logger,
+  });
+  // WebSocket endpoints register their path here (a WebSocket /rpc would be one more route).
+  new UpgradeRouter().route(AGENTS_PATH, agentEndpoint.handleUpgrade).attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -139,9 +185,14 @@ export async function startService(
     closing ??= (async () => {
       server.closeIdleConnections();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Upgraded sockets are no longer HTTP connections: server.close waits for them, so close them first.
+      await agentEndpoint.close();
+      agents.close();
       await sessions.closeAll();
+      await tabs.close().catch((error: unknown) => logger.warn({ err: error }, 'CDP disconnect failed'));
       await browser.close().catch((error: unknown) => logger.warn({ err: error }, 'browser close failed'));
       await proxy.close();
+      await evaluationLog.close();
       server.closeAllConnections();
       await stopped;
     })();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import {
@@ -101,6 +102,24 @@ export class SessionRegistry {
     return openContext(this.host, options);
   }
 
+  /**
+   * Registers a page the service does not own (a tab of the CDP_URL browser, tabs.attach) as a
+   * session under MAX_SESSIONS. Closing it calls `release` and leaves the tab open; the tab closing
+   * ends the session.
+   */
+  adopt(context: BrowserContext, page: Page, release: () => Promise<void>): Session {
+    if (this.sessions.size + this.reserved >= this.options.maxSessions) {
+      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
+    }
+    const id = `s_${randomUUID()}`;
+    const session = new Session(id, context, page, this.policy, this.options.session, release);
+    this.sessions.set(id, session);
+    page.once('close', () => void this.close(id));
+    this.hooks.created?.();
+    this.hooks.countChanged?.(this.sessions.size);
+    return session;
+  }
+
   get(id: string): Session | undefined {
     return this.sessions.get(id);
   }
@@ -129,7 +148,7 @@ export class SessionRegistry {
     session.closed = true;
     try {
       await withDeadline(
-        session.context.close(),
+        session.release === undefined ? session.context.close() : session.detach(),
         this.options.closeTimeoutMs,
         () => new Error('context close timed out'),
       );
@@ -186,6 +205,8 @@ export class SessionRegistry {
 
   private onBrowserLost(): void {
     for (const session of this.list()) {
+      // An adopted tab lives in the CDP_URL browser, not in the one that was lost.
+      if (session.release !== undefined) continue;
       session.closed = true;
       this.forget(session.id, 'browser-restarted');
     }

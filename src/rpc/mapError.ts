@@ -1,4 +1,14 @@
 import { errors as playwrightErrors } from 'playwright-core';
+import {
+  AgentBusyError,
+  AgentCallError,
+  AgentNotFoundError,
+  AgentUnavailableError,
+  CdpUnavailableError,
+  EvaluationTimeoutError,
+  TabNotFoundError,
+  UnknownToolError,
+} from '../agents/agentErrors.js';
 import { BrowserUnavailableError } from '../browser/browserHost.js';
 import { SettleTimeoutError } from '../browser/networkTracker.js';
 import {
@@ -7,7 +17,7 @@ import {
   SessionLimitError,
   SessionNotFoundError,
 } from '../browser/browserErrors.js';
-import { RpcError, rpcError } from './errors.js';
+import { RpcError, errorNameForCode, rpcError } from './errors.js';
 
 /** Playwright prefixes its errors with the API call that failed: `locator.click: …`. */
 const PLAYWRIGHT_CALL =
@@ -37,6 +47,8 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
   for (const key of ['selector', 'url', 'timeout'] as const) {
     if (scope.params[key] !== undefined) data[key === 'timeout' ? 'timeoutMs' : key] = scope.params[key];
   }
+  const agentError = mapAgentError(error, data);
+  if (agentError !== undefined) return agentError;
   if (error instanceof SessionNotFoundError)
     return rpcError(
       'SESSION_NOT_FOUND',
@@ -114,4 +126,74 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
     data,
     error,
   );
+}
+
+/** The agent hub's errors (agents.*, tabs.*); the codes match errorCodeOf in agents/agentErrors.ts. */
+function mapAgentError(error: unknown, data: Record<string, unknown>): RpcError | undefined {
+  if (error instanceof AgentCallError) {
+    // The agent's error reaches the caller as it sent it: its code, message and data.
+    const name = errorNameForCode(error.code);
+    const agentData =
+      typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data)
+        ? (error.data as Record<string, unknown>)
+        : error.data === undefined
+          ? {}
+          : { agentData: error.data };
+    return rpcError(
+      name ?? 'ACTION_FAILED',
+      error.message,
+      {
+        ...agentData,
+        clientId: error.clientId,
+        evaluationId: error.evaluationId,
+        ...(name === undefined ? { agentCode: error.code } : {}),
+      },
+      error,
+    );
+  }
+  if (error instanceof AgentNotFoundError)
+    return rpcError(
+      'AGENT_NOT_FOUND',
+      error.message,
+      { ...data, clientId: error.clientId, connected: error.connected },
+      error,
+    );
+  if (error instanceof UnknownToolError)
+    return rpcError(
+      'UNKNOWN_TOOL',
+      error.message,
+      { ...data, tool: error.tool, clientId: error.clientId, tools: error.tools },
+      error,
+    );
+  if (error instanceof AgentBusyError)
+    return rpcError(
+      'LIMIT_REACHED',
+      error.message,
+      { ...data, limit: 'maxConcurrency', clientId: error.clientId, retryAfterMs: error.retryAfterMs },
+      error,
+    );
+  if (error instanceof EvaluationTimeoutError)
+    return rpcError(
+      'TIMEOUT',
+      error.message,
+      { ...data, clientId: error.clientId, evaluationId: error.evaluationId, timeoutMs: error.timeoutMs },
+      error,
+    );
+  if (error instanceof AgentUnavailableError)
+    return rpcError(
+      'RESOURCE_UNAVAILABLE',
+      error.message,
+      {
+        ...data,
+        clientId: error.clientId,
+        evaluationId: error.evaluationId,
+        retryAfterMs: error.retryAfterMs,
+      },
+      error,
+    );
+  if (error instanceof CdpUnavailableError)
+    return rpcError('RESOURCE_UNAVAILABLE', error.message, { ...data, cdpUrl: error.cdpUrl ?? null }, error);
+  if (error instanceof TabNotFoundError)
+    return rpcError('ACTION_FAILED', error.message, { ...data, tabId: error.tabId }, error);
+  return undefined;
 }

@@ -1,3 +1,5 @@
+import type { AgentRegistry } from '../agents/agentRegistry.js';
+import type { CdpTabs } from '../agents/cdpTabs.js';
 import type { Config } from '../config.js';
 import type { BrowserHost } from '../browser/browserHost.js';
 import type { SessionRegistry } from '../browser/sessionRegistry.js';
@@ -13,4 +15,8 @@ export interface Services {
   policy: UrlPolicy;
   metrics: Metrics;
   openrpc: () => OpenRpcDocument;
+  /** The evaluation agents connected on /agents (agents.*). */
+  agents: AgentRegistry;
+  /** The tabs of the CDP_URL browser (tabs.*). */
+  tabs: CdpTabs;
 }

@@ -1,0 +1,232 @@
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { DeadlineError, withDeadline } from '../browser/browserErrors.js';
+import type { Logger } from '../observability/logger.js';
+import { CdpUnavailableError, TabNotFoundError } from './agentErrors.js';
+
+/** A tab made with Target.createTarget reaches Playwright a moment later: tabs.attach looks this often… */
+const PAGE_POLL_MS = 50;
+/** …for at most this long before it gives up. */
+const PAGE_APPEAR_TIMEOUT_MS = 5000;
+
+export interface TabInfo {
+  tabId: string;
+  url: string;
+  title: string;
+  /** The session attached to the tab (tabs.attach), or null. */
+  session_id: string | null;
+}
+
+/** A tab's Playwright page, for tabs.attach to turn into a session. */
+export interface TabPage {
+  tabId: string;
+  context: BrowserContext;
+  page: Page;
+}
+
+export interface CdpTabsOptions {
+  /** CDP_URL: http(s):// of a Chrome started with --remote-debugging-port, or its ws(s):// endpoint. */
+  cdpUrl: string | undefined;
+  /** Bound on connectOverCDP (the seed's WebSocket hang must end in an error, not a wait). */
+  connectTimeoutMs: number;
+  /** Bound on every CDP command (open, close, list). */
+  commandTimeoutMs: number;
+  logger: Logger;
+}
+
+/** The first line of a Playwright error, without its call log. */
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? message).replace(/^browserType\.connectOverCDP:\s*/, '');
+}
+
+/**
+ * The tabs of an existing Chrome (CDP_URL), over one Playwright connectOverCDP connection made on
+ * first use and remade after it drops. Tabs are CDP page targets, named by their target id. Seed 000
+ * opened a fresh WebSocket per command and hung on Target.createTarget; here one connection carries
+ * every command and each has a deadline.
+ */
+export class CdpTabs {
+  private browser: Browser | undefined;
+  private connecting: Promise<Browser> | undefined;
+  private readonly targetIds = new WeakMap<Page, string>();
+  /** tabId → id of the session attached to it. */
+  private readonly sessions = new Map<string, string>();
+  private readonly attaching = new Map<string, Promise<string>>();
+  private closed = false;
+
+  constructor(private readonly options: CdpTabsOptions) {}
+
+  async list(): Promise<TabInfo[]> {
+    const targets = await this.command('tabs.list', (cdp) => cdp.send('Target.getTargets'));
+    return targets.targetInfos
+      .filter((t) => t.type === 'page')
+      .map((t) => ({
+        tabId: t.targetId,
+        url: t.url,
+        title: t.title,
+        session_id: this.sessions.get(t.targetId) ?? null,
+      }));
+  }
+
+  /** Opens a tab on the URL (the caller checked it against the allow-list) and returns its id. */
+  async open(url: string, background: boolean): Promise<string> {
+    const { targetId } = await this.command('tabs.open', (cdp) =>
+      cdp.send('Target.createTarget', { url, background }),
+    );
+    return targetId;
+  }
+
+  async closeTab(tabId: string): Promise<void> {
+    await this.requireTab(tabId);
+    await this.command('tabs.close', (cdp) => cdp.send('Target.closeTarget', { targetId: tabId }));
+  }
+
+  /**
+   * The session on a tab, made once: concurrent attaches of one tab share it, and a tab whose
+   * session is still live (`live`) gets the same one back. `adopt` turns the page into a session.
+   */
+  attach(
+    tabId: string,
+    adopt: (tab: TabPage) => Promise<string>,
+    live: (sessionId: string) => boolean,
+  ): Promise<string> {
+    const existing = this.sessions.get(tabId);
+    if (existing !== undefined && live(existing)) return Promise.resolve(existing);
+    let pending = this.attaching.get(tabId);
+    if (pending === undefined) {
+      // Finding the page, routing it and adopting it: each step talks to the browser, so all are bounded.
+      const timeoutMs = PAGE_APPEAR_TIMEOUT_MS + this.options.commandTimeoutMs;
+      const work = (async () => {
+        const sessionId = await adopt(await this.page(tabId));
+        this.sessions.set(tabId, sessionId);
+        return sessionId;
+      })();
+      pending = withDeadline(
+        work,
+        timeoutMs,
+        () => new DeadlineError('tabs.attach', timeoutMs, `: tab ${tabId} could not be attached in time`),
+      ).finally(() => this.attaching.delete(tabId));
+      this.attaching.set(tabId, pending);
+    }
+    return pending;
+  }
+
+  /** The session on a tab ended (session.close, the idle janitor, the tab closed). */
+  detached(tabId: string, sessionId: string): void {
+    if (this.sessions.get(tabId) === sessionId) this.sessions.delete(tabId);
+  }
+
+  /** Disconnects from the Chrome; never closes it or its tabs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser ?? (await this.connecting?.catch(() => undefined));
+    this.browser = undefined;
+    await browser?.close();
+  }
+
+  private async connect(): Promise<Browser> {
+    const { cdpUrl, connectTimeoutMs } = this.options;
+    if (cdpUrl === undefined) {
+      throw new CdpUnavailableError(
+        undefined,
+        'tabs.* need CDP_URL: start Chrome with --remote-debugging-port=9223 and set CDP_URL=http://127.0.0.1:9223.',
+      );
+    }
+    if (this.closed) throw new CdpUnavailableError(cdpUrl, 'The service is shutting down.');
+    if (this.browser?.isConnected()) return this.browser;
+    this.connecting ??= (async () => {
+      try {
+        const browser = await chromium.connectOverCDP(cdpUrl, { timeout: connectTimeoutMs });
+        browser.on('disconnected', () => {
+          if (this.browser !== browser) return;
+          this.browser = undefined;
+          this.sessions.clear();
+          this.options.logger.warn({ cdpUrl }, 'CDP browser disconnected; the next tabs.* call reconnects');
+        });
+        this.browser = browser;
+        this.options.logger.info({ cdpUrl, version: browser.version() }, 'connected to the CDP browser');
+        return browser;
+      } catch (error) {
+        throw new CdpUnavailableError(
+          cdpUrl,
+          `Cannot reach the browser at CDP_URL (${cdpUrl}) within ${connectTimeoutMs} ms: ${firstLine(error)}. Is Chrome running with --remote-debugging-port?`,
+        );
+      } finally {
+        this.connecting = undefined;
+      }
+    })();
+    return this.connecting;
+  }
+
+  /** Runs CDP commands on a browser-level session under the command deadline. */
+  private async command<T>(what: string, work: (cdp: CDPSession) => Promise<T>): Promise<T> {
+    const browser = await this.connect();
+    const timeoutMs = this.options.commandTimeoutMs;
+    const run = async () => {
+      const cdp = await browser.newBrowserCDPSession();
+      try {
+        return await work(cdp);
+      } finally {
+        await cdp
+          .detach()
+          .catch((error: unknown) => this.options.logger.debug({ err: error }, 'CDP detach failed'));
+      }
+    };
+    try {
+      return await withDeadline(
+        run(),
+        timeoutMs,
+        () => new DeadlineError(what, timeoutMs, ': the CDP browser did not answer; the connection is reset'),
+      );
+    } catch (error) {
+      if (error instanceof DeadlineError) {
+        // A connection that stops answering is dropped, so the next call starts on a fresh one.
+        if (this.browser === browser) this.browser = undefined;
+        void browser.close().catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  private async requireTab(tabId: string): Promise<void> {
+    const tabs = await this.list();
+    if (!tabs.some((t) => t.tabId === tabId)) throw new TabNotFoundError(tabId);
+  }
+
+  /** The target id of a Playwright page (Playwright does not expose it), asked once per page. */
+  private async targetIdOf(context: BrowserContext, page: Page): Promise<string | undefined> {
+    const known = this.targetIds.get(page);
+    if (known !== undefined) return known;
+    const cdp = await context.newCDPSession(page);
+    try {
+      const { targetInfo } = await cdp.send('Target.getTargetInfo');
+      this.targetIds.set(page, targetInfo.targetId);
+      return targetInfo.targetId;
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+  }
+
+  private async page(tabId: string): Promise<TabPage> {
+    await this.requireTab(tabId);
+    const browser = await this.connect();
+    const deadline = Date.now() + PAGE_APPEAR_TIMEOUT_MS;
+    for (;;) {
+      for (const context of browser.contexts()) {
+        for (const page of context.pages()) {
+          // A page closing while asked is not the tab we want: skip it.
+          const id = await this.targetIdOf(context, page).catch(() => undefined);
+          if (id === tabId) return { tabId, context, page };
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new DeadlineError(
+          'tabs.attach',
+          PAGE_APPEAR_TIMEOUT_MS,
+          `: tab ${tabId} is listed by the browser but its page did not become reachable`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, PAGE_POLL_MS));
+    }
+  }
+}

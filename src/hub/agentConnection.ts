@@ -1,0 +1,219 @@
+import { WebSocket, type RawData } from 'ws';
+import type { AgentLink, AgentRegistry } from '../agents/agentRegistry.js';
+import type { Logger } from '../observability/logger.js';
+import { PROTOCOL_VERSION, type ProtocolParser, type RegisterMessage } from './protocol.js';
+
+/** A connection must register within this long, or it is closed: an idle socket holds a slot for nothing. */
+export const REGISTER_TIMEOUT_MS = 10_000;
+/** Close code for a refused registration or a protocol violation (RFC 6455: policy violation). */
+export const CLOSE_POLICY = 1008;
+/** A status message is kept for agents.list: cut so an agent cannot park megabytes there. */
+const MAX_STATUS_MESSAGE_CHARS = 1000;
+
+export interface AgentConnectionOptions {
+  serverId: string;
+  parser: ProtocolParser;
+  registry: AgentRegistry;
+  logger: Logger;
+}
+
+/**
+ * One agent WebSocket speaking seed 001: `welcome` on connect, `register` → `registration_ack`,
+ * `ready`, `status`, `ping` → `pong`, and JSON-RPC 2.0 both ways. It translates frames into
+ * registry calls and back; the registry never sees the socket.
+ */
+export class AgentConnection implements AgentLink {
+  readonly remoteAddress: string;
+  /** Last sign of life (a frame or a pong), for the endpoint's heartbeat. */
+  lastSeen = Date.now();
+  /** Settles when the socket has closed, whoever closed it. */
+  readonly closed: Promise<void>;
+  private clientId: string | undefined;
+  private registerTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    remoteAddress: string,
+    private readonly options: AgentConnectionOptions,
+  ) {
+    this.remoteAddress = remoteAddress;
+    this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('pong', () => this.alive());
+    ws.on('ping', () => this.alive());
+    ws.on('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
+    // ws reports frame errors (a frame over maxPayload: 1009, bad UTF-8: 1007) here, then closes.
+    ws.on('error', (error) =>
+      this.options.logger.info(
+        { clientId: this.clientId, remoteAddress, err: { message: error.message } },
+        'agent connection error',
+      ),
+    );
+    this.registerTimer = setTimeout(
+      () => this.close(CLOSE_POLICY, `register within ${REGISTER_TIMEOUT_MS} ms`),
+      REGISTER_TIMEOUT_MS,
+    );
+    this.send({ type: 'welcome', serverId: options.serverId, version: PROTOCOL_VERSION, timestamp: now() });
+  }
+
+  send(message: object): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(JSON.stringify(message), (error) => {
+      if (error !== undefined && error !== null) {
+        this.options.logger.debug(
+          { clientId: this.clientId, err: { message: error.message } },
+          'agent send failed',
+        );
+      }
+    });
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+
+  ping(): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.ping();
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  private alive(): void {
+    this.lastSeen = Date.now();
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    this.alive();
+    const { registry, logger } = this.options;
+    const parsed = isBinary
+      ? ({
+          kind: 'malformed',
+          reason: 'Malformed message: binary frames are not part of the protocol',
+        } as const)
+      : this.options.parser.parse(rawText(data));
+    switch (parsed.kind) {
+      case 'register':
+        this.onRegister(parsed.message);
+        return;
+      case 'ready':
+        if (!registry.ready(this))
+          logger.info({ remoteAddress: this.remoteAddress }, 'agent sent ready before register');
+        return;
+      case 'status': {
+        const { evaluationId, status, progress, message } = parsed.message;
+        registry.status(this, {
+          evaluationId: evaluationId ?? null,
+          status,
+          progress: progress ?? null,
+          message: message === undefined ? null : message.slice(0, MAX_STATUS_MESSAGE_CHARS),
+        });
+        return;
+      }
+      case 'ping':
+        this.send({ type: 'pong', timestamp: now() });
+        return;
+      case 'response': {
+        const m = parsed.message;
+        const matched =
+          'error' in m
+            ? registry.reply(this, String(m.id), {
+                ok: false,
+                code: m.error.code,
+                message: m.error.message,
+                data: m.error.data,
+              })
+            : registry.reply(this, String(m.id), { ok: true, result: m.result });
+        if (!matched)
+          logger.info({ clientId: this.clientId, id: m.id }, 'agent answered a call that no longer waits');
+        return;
+      }
+      case 'request':
+        if (parsed.id !== undefined) {
+          this.send({
+            jsonrpc: '2.0',
+            id: parsed.id,
+            error: {
+              code: -32601,
+              message: `Method not found: ${parsed.method.slice(0, 100)}; the hub takes no calls`,
+            },
+          });
+        }
+        return;
+      case 'malformed':
+        this.onMalformed(parsed.reason);
+        return;
+    }
+  }
+
+  private onRegister(message: RegisterMessage): void {
+    const { registry, logger } = this.options;
+    const outcome = registry.register(this, {
+      clientId: message.clientId,
+      secretKey: message.secretKey,
+      capabilities: {
+        tools: [...new Set(message.capabilities.tools)],
+        maxConcurrency: message.capabilities.maxConcurrency ?? 1,
+        version: message.capabilities.version ?? '',
+      },
+    });
+    if (outcome.accepted) {
+      clearTimeout(this.registerTimer);
+      this.clientId = message.clientId;
+      this.send({
+        type: 'registration_ack',
+        clientId: message.clientId,
+        status: 'accepted',
+        message: 'Client registered successfully',
+        evaluationsCount: outcome.evaluationsCount,
+      });
+      return;
+    }
+    logger.warn(
+      { clientId: message.clientId.slice(0, 64), remoteAddress: this.remoteAddress, reason: outcome.reason },
+      'agent registration rejected',
+    );
+    this.reject(message.clientId, outcome.reason);
+  }
+
+  /** Before registration a malformed message ends the connection; after it, it is logged and dropped. */
+  private onMalformed(reason: string): void {
+    this.options.logger.warn(
+      { clientId: this.clientId, remoteAddress: this.remoteAddress, reason },
+      'malformed message from an agent',
+    );
+    if (this.clientId === undefined) this.reject(null, reason);
+  }
+
+  private reject(clientId: string | null, reason: string): void {
+    // An already registered connection keeps its registration: only the second register is refused.
+    const registered = this.clientId !== undefined;
+    this.send({
+      type: 'registration_ack',
+      clientId,
+      status: 'rejected',
+      message: 'Registration rejected',
+      reason,
+    });
+    if (!registered) this.close(CLOSE_POLICY, 'registration rejected');
+  }
+
+  private onClose(code: number, reason: string): void {
+    clearTimeout(this.registerTimer);
+    this.options.registry.disconnected(
+      this,
+      `closed with ${code}${reason ? ` (${reason.slice(0, 100)})` : ''}`,
+    );
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { AgentRegistry } from '../agents/agentRegistry.js';
+import type { Logger } from '../observability/logger.js';
+import { AgentConnection } from './agentConnection.js';
+import { ProtocolParser } from './protocol.js';
+import { refuseUpgrade } from './upgradeRouter.js';
+
+/** Where agents connect (seed 001). */
+export const AGENTS_PATH = '/agents';
+/** Open agent sockets, registered or not, past which handshakes get 503: each holds memory and a timer. */
+export const MAX_AGENT_CONNECTIONS = 256;
+/** On shutdown, agents get this long to finish the close handshake before their sockets are cut. */
+const CLOSE_WAIT_MS = 1000;
+
+export interface AgentEndpointOptions {
+  /** Origins a browser page may connect from (AGENT_ALLOWED_ORIGINS); a handshake without Origin is a Node agent. */
+  allowedOrigins: readonly string[];
+  /** Largest frame an agent may send (AGENT_MAX_PAYLOAD_BYTES); larger ones close the socket with 1009. */
+  maxPayloadBytes: number;
+  /** How often every agent socket is pinged (AGENT_PING_INTERVAL_MS). */
+  pingIntervalMs: number;
+  /** Silence (no frame, no pong) after which a socket is cut (AGENT_CONNECTION_TIMEOUT_MS). */
+  connectionTimeoutMs: number;
+  logger: Logger;
+}
+
+function canonicalOrigin(value: string): string | undefined {
+  return URL.canParse(value) ? new URL(value).origin : undefined;
+}
+
+/**
+ * The WebSocket endpoint evaluation agents connect to. It guards the handshake (a browser page,
+ * including one loaded by the service's own Chromium, sends an Origin and is refused unless listed),
+ * bounds frames and connections, and runs the heartbeat that cuts dead sockets.
+ */
+export class AgentEndpoint {
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Set<AgentConnection>();
+  private readonly parser = new ProtocolParser();
+  private readonly allowedOrigins: Set<string>;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** Sent in `welcome`: names this service instance in the agent's logs. */
+  readonly serverId = `playwright-jsonrpc-${randomUUID().slice(0, 8)}`;
+
+  constructor(
+    private readonly registry: AgentRegistry,
+    private readonly options: AgentEndpointOptions,
+  ) {
+    this.allowedOrigins = new Set(
+      options.allowedOrigins.map(canonicalOrigin).filter((o): o is string => o !== undefined),
+    );
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayloadBytes,
+      clientTracking: false,
+      perMessageDeflate: false,
+    });
+    this.heartbeat = setInterval(() => this.sweep(), options.pingIntervalMs);
+    this.heartbeat.unref();
+  }
+
+  /** The upgrade handler for AGENTS_PATH (see UpgradeRouter). */
+  readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { logger } = this.options;
+    const remoteAddress = req.socket.remoteAddress ?? 'unknown';
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.allowedOrigins.has(canonicalOrigin(origin) ?? '')) {
+      logger.warn({ origin: origin.slice(0, 200), remoteAddress }, 'agent handshake refused: browser origin');
+      refuseUpgrade(
+        socket,
+        403,
+        'Browser origins may not connect to /agents; list the origin in AGENT_ALLOWED_ORIGINS.',
+      );
+      return;
+    }
+    if (this.connections.size >= MAX_AGENT_CONNECTIONS) {
+      logger.warn(
+        { remoteAddress, limit: MAX_AGENT_CONNECTIONS },
+        'agent handshake refused: too many connections',
+      );
+      refuseUpgrade(socket, 503, `Too many agent connections (${MAX_AGENT_CONNECTIONS}); retry later.`);
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = new AgentConnection(ws, remoteAddress, {
+        serverId: this.serverId,
+        parser: this.parser,
+        registry: this.registry,
+        logger,
+      });
+      this.connections.add(connection);
+      ws.once('close', () => this.connections.delete(connection));
+    });
+  };
+
+  /** Pings every socket; one silent for longer than the connection timeout is cut (its close follows). */
+  private sweep(): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      if (now - connection.lastSeen > this.options.connectionTimeoutMs) {
+        this.options.logger.warn(
+          { remoteAddress: connection.remoteAddress, silentMs: now - connection.lastSeen },
+          'agent connection timed out; terminating it',
+        );
+        connection.terminate();
+      } else connection.ping();
+    }
+  }
+
+  /** Closes every agent socket (1001 going away), cutting those that do not finish in time. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const open = [...this.connections];
+    for (const connection of open) connection.close(1001, 'service shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(open.map((c) => c.closed)),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    for (const connection of this.connections) connection.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

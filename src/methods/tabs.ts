@@ -1,0 +1,145 @@
+import { Type } from '@sinclair/typebox';
+import type { Route } from 'playwright-core';
+import type { TabPage } from '../agents/cdpTabs.js';
+import { defineMethod } from '../rpc/defineMethod.js';
+import { rpcError } from '../rpc/errors.js';
+import type { Services } from '../rpc/services.js';
+
+const TabId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'The tab id (its CDP target id) as tabs.list or tabs.open return it.',
+});
+
+const CDP_NOTE = 'Needs CDP_URL: a Chrome started with --remote-debugging-port.';
+
+export const tabsList = defineMethod({
+  name: 'tabs.list',
+  summary: 'List the tabs of the CDP_URL browser',
+  description: CDP_NOTE,
+  params: {},
+  result: Type.Object({
+    tabs: Type.Array(
+      Type.Object({
+        tabId: Type.String(),
+        url: Type.String(),
+        title: Type.String(),
+        session_id: Type.Union([Type.String(), Type.Null()], {
+          description: 'The session attached to this tab by tabs.attach, or null.',
+        }),
+      }),
+    ),
+  }),
+  errors: ['RESOURCE_UNAVAILABLE', 'TIMEOUT'],
+  readOnly: true,
+  async handler(_params, { services }) {
+    return { tabs: await services.tabs.list() };
+  },
+});
+
+export const tabsOpen = defineMethod({
+  name: 'tabs.open',
+  summary: 'Open a tab on a URL (inside the allow-list) in the CDP_URL browser',
+  description: CDP_NOTE,
+  params: {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX), or about:blank.',
+    }),
+    background: Type.Boolean({
+      default: false,
+      description: 'Open without focusing the tab (default false).',
+    }),
+  },
+  result: Type.Object({
+    tabId: Type.String({ description: 'The new tab id.' }),
+    url: Type.String({ description: 'The URL it was opened on.' }),
+    status: Type.Literal('opened'),
+  }),
+  errors: ['NAVIGATION_BLOCKED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
+  readOnly: false,
+  async handler(params, { services }) {
+    const verdict = services.policy.checkNavigation(params.url);
+    if (!verdict.allowed) {
+      throw rpcError(
+        'NAVIGATION_BLOCKED',
+        `tabs.open ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
+        { url: params.url, reason: verdict.reason },
+      );
+    }
+    const tabId = await services.tabs.open(verdict.url, params.background);
+    return { tabId, url: verdict.url, status: 'opened' as const };
+  },
+});
+
+export const tabsClose = defineMethod({
+  name: 'tabs.close',
+  summary: 'Close a tab of the CDP_URL browser (a session attached to it ends)',
+  description: CDP_NOTE,
+  params: { tabId: TabId },
+  result: Type.Object({
+    ok: Type.Boolean(),
+    tabId: Type.String(),
+    status: Type.Literal('closed'),
+  }),
+  errors: ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
+  readOnly: false,
+  async handler(params, { services }) {
+    await services.tabs.closeTab(params.tabId);
+    return { ok: true, tabId: params.tabId, status: 'closed' as const };
+  },
+});
+
+/**
+ * Makes a tab a session: the session's buffers record it from now on, and every request it makes
+ * is held to the allow-list by a page route (the CDP browser does not go through the egress proxy).
+ * session.close, the idle janitor or the tab closing detach it; the tab itself stays the user's.
+ */
+async function adoptTab(services: Services, tab: TabPage): Promise<string> {
+  const { page, context, tabId } = tab;
+  const guard = (route: Route) => {
+    const verdict = services.policy.checkRequest(route.request().url());
+    return verdict.allowed ? route.fallback() : route.abort('blockedbyclient');
+  };
+  await page.route('**/*', guard);
+  let sessionId = '';
+  const release = async () => {
+    services.tabs.detached(tabId, sessionId);
+    // The tab may be gone already (closed, browser lost): then there is no route left to remove.
+    await page.unroute('**/*', guard).catch(() => undefined);
+  };
+  try {
+    sessionId = services.sessions.adopt(context, page, release).id;
+  } catch (error) {
+    await page.unroute('**/*', guard).catch(() => undefined);
+    throw error;
+  }
+  return sessionId;
+}
+
+export const tabsAttach = defineMethod({
+  name: 'tabs.attach',
+  summary:
+    'Attach to a tab of the CDP_URL browser: returns a session_id every page.*, screenshot and logs.* method works on',
+  description: `${CDP_NOTE} Attaching the same tab again returns the same session. session.close detaches without closing the tab. Only what happens after attaching is recorded.`,
+  params: { tabId: TabId },
+  result: Type.Object({
+    session_id: Type.String({ description: 'Pass this to any session-scoped method.' }),
+    tabId: Type.String(),
+    url: Type.String({ description: 'The tab URL when attached.' }),
+  }),
+  errors: ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT', 'LIMIT_REACHED'],
+  readOnly: false,
+  async handler(params, { services }) {
+    const sessionId = await services.tabs.attach(
+      params.tabId,
+      (tab) => adoptTab(services, tab),
+      (id) => services.sessions.get(id) !== undefined,
+    );
+    const session = services.sessions.resolve(sessionId);
+    return { session_id: sessionId, tabId: params.tabId, url: session.page.url() };
+  },
+});
+
+export const tabMethods = [tabsList, tabsOpen, tabsClose, tabsAttach];

@@ -1,0 +1,282 @@
+// tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveBrowser } from '../../src/browser/browserResolve.js';
+import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { startTestService, waitFor, type RpcCallError, type TestService } from '../helpers/testService.js';
+
+/** Chromium prints its DevTools endpoint on stderr within a few seconds; past this it did not start. */
+const CHROME_START_TIMEOUT_MS = 30_000;
+/** After SIGTERM, how long the test Chromium gets to exit before SIGKILL. */
+const CHROME_EXIT_TIMEOUT_MS = 5000;
+
+interface Tab {
+  tabId: string;
+  url: string;
+  title: string;
+  session_id: string | null;
+}
+
+let chrome: ChildProcess | undefined;
+let profileDir: string;
+let cdpPort: number;
+let service: TestService;
+let fixture: FixtureServer;
+let decoy: FixtureServer;
+
+/** Starts Chromium with CDP on an ephemeral loopback port and reads the port from its stderr. */
+async function startChrome(): Promise<{ child: ChildProcess; port: number }> {
+  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
+  if ('tried' in resolved)
+    throw new Error(`no Chromium for the CDP test; looked at ${resolved.tried.join(', ')}`);
+  profileDir = mkdtempSync(join(tmpdir(), 'cdp-profile-'));
+  const args = [
+    '--headless=new',
+    '--remote-debugging-port=0',
+    '--remote-debugging-address=127.0.0.1',
+    `--user-data-dir=${profileDir}`,
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    'about:blank',
+  ];
+  // Its own process group, so its renderers go with it when the test kills it.
+  const child = spawn(resolved.executablePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(`Chromium printed no DevTools endpoint within ${CHROME_START_TIMEOUT_MS} ms:\n${seen}`),
+        ),
+      CHROME_START_TIMEOUT_MS,
+    );
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const m = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(seen);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Chromium exited with ${code}:\n${seen}`));
+    });
+  });
+  return { child, port };
+}
+
+async function stopChrome(): Promise<void> {
+  const child = chrome;
+  chrome = undefined;
+  if (child?.pid === undefined || child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(-child.pid, 'SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const forced = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), CHROME_EXIT_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (forced) {
+    process.kill(-child.pid, 'SIGKILL');
+    await exited;
+  }
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** The tabs Chromium itself reports over its HTTP endpoint, independent of the service. */
+async function chromeTabs(): Promise<{ id: string; url: string; type: string }[]> {
+  const res = await fetch(`http://127.0.0.1:${cdpPort}/json/list`);
+  const all = (await res.json()) as { id: string; url: string; type: string }[];
+  return all.filter((t) => t.type === 'page');
+}
+
+async function tabs(): Promise<Tab[]> {
+  return (await service.call<{ tabs: Tab[] }>('tabs.list')).tabs;
+}
+
+async function openTab(url: string, background = false): Promise<string> {
+  const opened = await service.call<{ tabId: string; url: string; status: string }>('tabs.open', {
+    url,
+    background,
+  });
+  expect(opened.status).toBe('opened');
+  return opened.tabId;
+}
+
+beforeAll(async () => {
+  fixture = await startFixtureServer();
+  decoy = await startDecoyServer();
+  const started = await startChrome();
+  chrome = started.child;
+  cdpPort = started.port;
+  service = await startTestService({ CDP_URL: `http://127.0.0.1:${cdpPort}`, CDP_TIMEOUT_MS: '10000' });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await stopChrome();
+  await fixture?.close();
+  await decoy?.close();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+describe('tabs.* over CDP_URL', () => {
+  it('tabs.list shows the tabs the browser has', async () => {
+    const listed = await tabs();
+    const own = await chromeTabs();
+    expect(listed.map((t) => t.tabId).sort()).toEqual(own.map((t) => t.id).sort());
+    expect(listed.length).toBeGreaterThan(0);
+    for (const tab of listed) expect(tab.session_id).toBeNull();
+  });
+
+  it('tabs.open opens a tab on an allowed URL (seed 000: Target.createTarget timed out; here it answers)', async () => {
+    const tabId = await openTab(`${fixture.url}/projects`);
+    await waitFor(
+      async () => (await tabs()).some((t) => t.tabId === tabId && t.url.endsWith('/projects')),
+      10_000,
+      'the new tab in tabs.list',
+    );
+    expect((await chromeTabs()).map((t) => t.id)).toContain(tabId);
+    const background = await openTab(`${fixture.url}/`, true);
+    expect((await chromeTabs()).map((t) => t.id)).toContain(background);
+    await service.call('tabs.close', { tabId: background });
+  });
+
+  it('tabs.open refuses a URL outside the allow-list and opens nothing', async () => {
+    const before = (await chromeTabs()).length;
+    for (const url of [`${decoy.url}/`, 'file:///etc/passwd', 'chrome://settings']) {
+      const reply = await service.rpc('tabs.open', { url });
+      expect(reply.error?.code).toBe(-32011);
+    }
+    expect((await chromeTabs()).length).toBe(before);
+    expect(decoy.hits).toEqual([]);
+  });
+
+  it('tabs.attach makes the tab a session on which page.*, screenshot, logs.* and network.pull work', async () => {
+    const tabId = await openTab(`${fixture.url}/projects`);
+    const { session_id, tabId: attachedId } = await service.call<{ session_id: string; tabId: string }>(
+      'tabs.attach',
+      { tabId },
+    );
+    expect(session_id).toMatch(/^s_/);
+    expect(attachedId).toBe(tabId);
+    const again = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    expect(again.session_id).toBe(session_id);
+    expect((await tabs()).find((t) => t.tabId === tabId)?.session_id).toBe(session_id);
+
+    const nav = await service.call<{ title: string }>('page.reload', { session_id });
+    expect(nav.title).toBe('Projects');
+    const { text } = await service.call<{ text: string }>('page.text', { session_id, selector: 'main' });
+    expect(text).toContain('Apollo');
+    await service.call('page.click', { session_id, selector: "role=button[name='New Project']" });
+    await service.call('page.fill', { session_id, selector: '#new-project-name', value: 'Zephyr' });
+    const typed = await service.call<{ text: string }>('page.text', { session_id, selector: 'main' });
+    expect(typed.text).toContain('Typed: Zephyr');
+
+    const shot = await service.call<{ base64: string; bytes: number }>('screenshot', { session_id });
+    expect(shot.bytes).toBeGreaterThan(100);
+    expect(Buffer.from(shot.base64, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+
+    const logs = await service.call<{ console: { text: string }[] }>('logs.pull', { session_id });
+    expect(logs.console.map((c) => c.text)).toContain('projects page loaded');
+    const net = await service.call<{ requests: { url: string; status: number }[] }>('network.pull', {
+      session_id,
+    });
+    expect(net.requests).toContainEqual(
+      expect.objectContaining({ url: `${fixture.url}/api/fail`, status: 500 }),
+    );
+
+    const sessions = await service.call<{ sessions: { session_id: string }[] }>('session.list');
+    expect(sessions.sessions.map((s) => s.session_id)).toContain(session_id);
+  });
+
+  it('the allow-list holds on an attached tab: page.goto outside it is blocked and reaches nothing', async () => {
+    const tabId = await openTab(`${fixture.url}/`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    const reply = await service.rpc('page.goto', { session_id, url: `${decoy.url}/` });
+    expect(reply.error?.code).toBe(-32011);
+    const viaPage = await service.call<{ result: string }>('page.evaluate', {
+      session_id,
+      expression: `(u) => fetch(u).then(() => 'fetched', () => 'refused')`,
+      arg: `${decoy.url}/`,
+    });
+    expect(viaPage.result).toBe('refused');
+    expect(decoy.hits).toEqual([]);
+    await service.call('session.close', { session_id });
+  });
+
+  it('session.close detaches without closing the tab; tabs.close closes it and ends its session', async () => {
+    const tabId = await openTab(`${fixture.url}/projects`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    expect(await service.call('session.close', { session_id })).toEqual({ ok: true, closed: true });
+    expect((await chromeTabs()).map((t) => t.id)).toContain(tabId);
+    expect((await tabs()).find((t) => t.tabId === tabId)?.session_id).toBeNull();
+    const gone = await service.call('page.text', { session_id }).catch((e: unknown) => e);
+    expect((gone as RpcCallError).code).toBe(-32010);
+
+    const reattached = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    expect(reattached.session_id).not.toBe(session_id);
+    expect(await service.call('tabs.close', { tabId })).toEqual({ ok: true, tabId, status: 'closed' });
+    await waitFor(
+      async () => !(await chromeTabs()).some((t) => t.id === tabId),
+      10_000,
+      'the tab gone from the browser',
+    );
+    await waitFor(
+      async () => {
+        const r = await service.rpc('page.text', { session_id: reattached.session_id });
+        return r.error?.code === -32010;
+      },
+      10_000,
+      'the session of the closed tab to end',
+    );
+    expect((await tabs()).some((t) => t.tabId === tabId)).toBe(false);
+  });
+
+  it('tabs.close and tabs.attach of an unknown tab fail with ACTION_FAILED', async () => {
+    for (const method of ['tabs.close', 'tabs.attach']) {
+      const reply = await service.rpc(method, { tabId: 'NO-SUCH-TARGET' });
+      expect(reply.error?.code).toBe(-32000);
+      expect(reply.error?.message).toMatch(/tabs\.list/);
+    }
+  });
+
+  it('an unreachable CDP_URL is RESOURCE_UNAVAILABLE, not a hang', async () => {
+    const port = await closedPort();
+    const other = await startTestService({ CDP_URL: `http://127.0.0.1:${port}`, CDP_TIMEOUT_MS: '3000' });
+    try {
+      const reply = await other.rpc('tabs.open', { url: `${fixture.url}/` });
+      expect(reply.error?.code).toBe(-32005);
+      expect(reply.error?.message).toContain(`http://127.0.0.1:${port}`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stopping the service disconnects from the browser without closing it or its tabs', async () => {
+    const tabId = await openTab(`${fixture.url}/`);
+    await service.call('tabs.attach', { tabId });
+    await service.close();
+    const version = await fetch(`http://127.0.0.1:${cdpPort}/json/version`);
+    expect(version.ok).toBe(true);
+    expect((await chromeTabs()).map((t) => t.id)).toContain(tabId);
+  });
+});
