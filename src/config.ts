@@ -12,6 +12,7 @@ export interface Config {
   janitorIntervalMs: number;
   maxSessions: number;
   poolSize: number;
+  poolRefillIdleMs: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
   bodyLimit: string;
@@ -58,6 +59,9 @@ export const CONFIG_DEFAULTS = {
   MAX_SESSIONS: '8',
   // Ready contexts kept so session.create answers at once; they count against MAX_SESSIONS.
   POOL_SIZE: '2',
+  // The pool refills only after no call ran for this long: creating a context costs Chromium CPU
+  // that would otherwise slow the calls in progress.
+  POOL_REFILL_IDLE_MS: '150',
   RATE_LIMIT_MAX: '120',
   RATE_LIMIT_WINDOW_MS: '60000',
   BODY_LIMIT: '512kb',
@@ -239,6 +243,7 @@ export function loadConfig(env: Source = process.env): Config {
     janitorIntervalMs: int('JANITOR_INTERVAL_MS', get('JANITOR_INTERVAL_MS'), 10),
     maxSessions: int('MAX_SESSIONS', get('MAX_SESSIONS'), 1, 1000),
     poolSize: int('POOL_SIZE', get('POOL_SIZE'), 0, 100),
+    poolRefillIdleMs: int('POOL_REFILL_IDLE_MS', get('POOL_REFILL_IDLE_MS'), 0, 600_000),
     rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),
     rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS', get('RATE_LIMIT_WINDOW_MS'), 100),
     bodyLimit,

@@ -107,6 +107,7 @@ export async function startService(
       janitorIntervalMs: config.janitorIntervalMs,
       closeTimeoutMs: config.sessionCloseTimeoutMs,
       poolSize: config.poolSize,
+      poolRefillIdleMs: config.poolRefillIdleMs,
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,

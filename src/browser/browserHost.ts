@@ -50,6 +50,8 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
       executablePath: this.options.executablePath,
       headless: this.options.headless,
       args: this.options.args,
+      // Chromium's sandbox stays on unless running as root, where it cannot start (launchArgs adds --no-sandbox).
+      chromiumSandbox: !this.options.args.includes('--no-sandbox'),
       timeout: this.options.launchTimeoutMs,
       proxy: this.options.proxyServer === undefined ? undefined : { server: this.options.proxyServer },
       // The service handles SIGTERM itself and closes the browser in order.

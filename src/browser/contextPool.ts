@@ -34,20 +34,30 @@ export async function openContext(
 }
 
 /**
+ * How often a refill that is waiting for the service to go idle looks again. Creating a context
+ * costs Chromium 100-400 ms of CPU: done while a call runs, on a 2-core machine it doubles that
+ * call's time, so the pool refills only when no call has run for POOL_REFILL_IDLE_MS.
+ */
+const REFILL_RECHECK_MS = 50;
+
+/**
  * A few ready contexts (default options, a blank page each), so session.create hands one out at
- * once instead of waiting ~100-200 ms for Chromium. Refilled in the background, one at a time, only
- * while `room()` says another context may exist (MAX_SESSIONS counts pooled contexts too).
+ * once instead of waiting ~100-400 ms for Chromium. Refilled in the background, one at a time, only
+ * while `room()` says another context may exist (MAX_SESSIONS counts pooled contexts too) and
+ * `idle()` says no call is running; under steady load the pool stays empty and creates are inline.
  */
 export class ContextPool {
   private ready: OpenedContext[] = [];
   private pending = 0;
   private filling: Promise<void> | undefined;
   private closed = false;
+  private recheck: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly host: BrowserHost,
     private readonly size: number,
     private readonly room: () => number,
+    private readonly idle: () => boolean,
     private readonly logger: Logger,
   ) {
     host.on('lost', () => {
@@ -80,14 +90,31 @@ export class ContextPool {
   }
 
   fill(): void {
-    if (this.filling !== undefined || this.size === 0 || this.closed) return;
+    if (this.filling !== undefined || this.recheck !== undefined || this.size === 0 || this.closed) return;
+    if (this.ready.length >= this.size || this.room() <= 0) return;
+    if (!this.idle()) {
+      this.recheck = setTimeout(() => {
+        this.recheck = undefined;
+        this.fill();
+      }, REFILL_RECHECK_MS);
+      this.recheck.unref();
+      return;
+    }
     this.filling = this.loop().finally(() => {
       this.filling = undefined;
+      // Stopped because a call started: come back when the service is idle again.
+      if (!this.closed && this.ready.length < this.size) this.fill();
     });
   }
 
   private async loop(): Promise<void> {
-    while (!this.closed && this.host.ready && this.ready.length < this.size && this.room() > 0) {
+    while (
+      !this.closed &&
+      this.host.ready &&
+      this.ready.length < this.size &&
+      this.room() > 0 &&
+      this.idle()
+    ) {
       this.pending++;
       try {
         const item = await openContext(this.host);
@@ -104,6 +131,7 @@ export class ContextPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.recheck);
     await this.filling;
     const items = this.ready;
     this.ready = [];

@@ -15,7 +15,7 @@ export interface SettleOptions {
 }
 
 /** How often the settle looks at the in-flight set: small next to quietMs, cheap to do. */
-const SETTLE_POLL_MS = 20;
+const SETTLE_POLL_MS = 5;
 
 interface InFlight {
   url: string;

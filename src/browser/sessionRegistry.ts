@@ -22,6 +22,8 @@ export interface SessionRegistryOptions {
   closeTimeoutMs: number;
   /** Ready contexts kept for session.create (POOL_SIZE); 0 turns the pool off. */
   poolSize: number;
+  /** The pool refills only after no call has run for this long (POOL_REFILL_IDLE_MS). */
+  poolRefillIdleMs: number;
   session: SessionOptions;
 }
 
@@ -42,6 +44,8 @@ export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly ended = new Map<string, MissingReason>();
   private reserved = 0;
+  /** When a session was last created or closed: part of what idleFor() measures. */
+  private lastChangeAt = 0;
   private janitor: NodeJS.Timeout | undefined;
   private readonly pool: ContextPool;
 
@@ -57,6 +61,7 @@ export class SessionRegistry {
       host,
       options.poolSize,
       () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
+      () => this.idleFor() >= this.options.poolRefillIdleMs,
       logger,
     );
     this.pool.fill();
@@ -77,6 +82,7 @@ export class SessionRegistry {
       const session = new Session(id, context, page, this.policy, this.options.session);
       this.sessions.set(id, session);
       this.hooks.created?.();
+      this.lastChangeAt = Date.now();
       this.hooks.countChanged?.(this.sessions.size);
       return session;
     } finally {
@@ -116,8 +122,20 @@ export class SessionRegistry {
     this.sessions.set(id, session);
     page.once('close', () => void this.close(id));
     this.hooks.created?.();
+    this.lastChangeAt = Date.now();
     this.hooks.countChanged?.(this.sessions.size);
     return session;
+  }
+
+  /** Milliseconds since any session call or create last ran; 0 while one is running. */
+  private idleFor(now = Date.now()): number {
+    if (this.reserved > 0) return 0;
+    let last = this.lastChangeAt;
+    for (const s of this.sessions.values()) {
+      if (s.busy) return 0;
+      last = Math.max(last, s.lastUsedAt);
+    }
+    return now - last;
   }
 
   get(id: string): Session | undefined {
@@ -168,6 +186,7 @@ export class SessionRegistry {
       const oldest = this.ended.keys().next();
       if (!oldest.done) this.ended.delete(oldest.value);
     }
+    this.lastChangeAt = Date.now();
     this.hooks.countChanged?.(this.sessions.size);
     this.pool.fill();
   }
