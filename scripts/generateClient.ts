@@ -1,0 +1,211 @@
+// The typed client's method file, generated from the method table: param and result types, the
+// read-only list the retry policy uses, the error catalogue, and the namespaced API (`client.page.goto`).
+import { format, resolveConfig } from 'prettier';
+import type { MethodDefinition } from '../src/rpc/defineMethod.js';
+import { ERRORS, ERROR_DESCRIPTIONS, type ErrorName } from '../src/rpc/errors.js';
+import { jsDoc, propertyKey, toTypeScript } from './jsonSchemaToTs.js';
+
+export const CLIENT_METHODS_PATH = 'client/src/methods.generated.ts';
+
+/** Members of the client object itself: a method namespace of the same name would shadow them. */
+const RESERVED = new Set(['call', 'url', 'then']);
+
+/** `page.goto` → `PageGoto`, `find.byRole` → `FindByRole`, `agents.configureLLM` → `AgentsConfigureLLM`. */
+export function typeBaseName(method: string): string {
+  return method
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== '')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** A JSON copy of a TypeBox schema: its symbol keys dropped, as the OpenRPC document has it. */
+function plain(schema: unknown): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** A named type: an interface for an object type with members, an alias for anything else. */
+function declaration(name: string, type: string, doc: string): string {
+  if (type.startsWith('{\n')) return `${jsDoc(doc)}export interface ${name} ${type}\n`;
+  return `${jsDoc(doc)}export type ${name} = ${type};\n`;
+}
+
+interface Leaf {
+  def: MethodDefinition;
+  base: string;
+}
+interface Tree {
+  [segment: string]: Tree | Leaf;
+}
+
+function isLeaf(node: Tree | Leaf): node is Leaf {
+  return 'def' in node && 'base' in node;
+}
+
+/** Method names → a tree of namespaces; refuses names that collide with each other or with the client. */
+function namespaceTree(methods: readonly MethodDefinition[]): Tree {
+  const root: Tree = {};
+  for (const def of methods) {
+    const segments = def.name.split('.');
+    const first = segments[0];
+    if (first !== undefined && RESERVED.has(first)) {
+      throw new Error(`method ${def.name} collides with the client's own member ${first}`);
+    }
+    let node: Tree = root;
+    segments.forEach((segment, i) => {
+      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) {
+        throw new Error(`method ${def.name}: segment ${segment} is not an identifier`);
+      }
+      const existing = node[segment];
+      if (i === segments.length - 1) {
+        if (existing !== undefined) throw new Error(`method ${def.name} collides with a namespace or method`);
+        node[segment] = { def, base: typeBaseName(def.name) };
+        return;
+      }
+      if (existing === undefined) {
+        const child: Tree = {};
+        node[segment] = child;
+        node = child;
+      } else if (isLeaf(existing)) {
+        throw new Error(`namespace of ${def.name} collides with method ${existing.def.name}`);
+      } else {
+        node = existing;
+      }
+    });
+  }
+  return root;
+}
+
+function allParamsOptional(def: MethodDefinition): boolean {
+  const required = new Set(def.params.required ?? []);
+  return Object.entries(def.params.properties).every(
+    ([name, schema]) => !required.has(name) || (schema as { default?: unknown }).default !== undefined,
+  );
+}
+
+function methodDoc(def: MethodDefinition): string {
+  const lines = [def.summary + (def.summary.endsWith('.') ? '' : '.')];
+  if (def.description !== undefined) lines.push('', def.description);
+  lines.push(
+    '',
+    def.readOnly
+      ? 'Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.'
+      : 'Not read-only: never retried by the client.',
+  );
+  if (def.errors.length > 0) lines.push(`Errors: ${def.errors.join(', ')}.`);
+  return lines.join('\n');
+}
+
+function apiType(tree: Tree): string {
+  const members = Object.entries(tree).map(([segment, node]) => {
+    if (!isLeaf(node)) return `${propertyKey(segment)}: ${apiType(node)};`;
+    const optional = allParamsOptional(node.def) ? '?' : '';
+    return `${jsDoc(methodDoc(node.def))}${propertyKey(segment)}: (params${optional}: ${node.base}Params, options?: CallOptions) => Promise<${node.base}Result>;`;
+  });
+  return `{\n${members.join('\n')}\n}`;
+}
+
+function apiValue(tree: Tree): string {
+  const members = Object.entries(tree).map(([segment, node]) => {
+    if (!isLeaf(node)) return `${propertyKey(segment)}: ${apiValue(node)},`;
+    return `${propertyKey(segment)}: (params, options) => call(${quote(node.def.name)}, params, options),`;
+  });
+  return `{\n${members.join('\n')}\n}`;
+}
+
+/** The generated file's text, unformatted. */
+export function renderClientSource(methods: readonly MethodDefinition[]): string {
+  const names = new Set<string>();
+  const out: string[] = [
+    '// Generated by `npm run generate` from the method table (src/methods/*.ts). Do not edit by hand:',
+    '// change the method definitions and run `npm run generate` again.',
+    "import type { CallOptions } from './callOptions.js';",
+    '',
+  ];
+  for (const def of methods) {
+    const base = typeBaseName(def.name);
+    if (names.has(base)) throw new Error(`two methods map to the type name ${base}`);
+    names.add(base);
+    out.push(
+      declaration(
+        `${base}Params`,
+        toTypeScript(plain(def.params), 'input', `${def.name} params`),
+        `Params of ${def.name}: ${def.summary}.`,
+      ),
+      declaration(
+        `${base}Result`,
+        toTypeScript(plain(def.result), 'output', `${def.name} result`),
+        `Result of ${def.name}.`,
+      ),
+    );
+  }
+
+  out.push(
+    '/** Every method: its params and result types, and whether every param may be left out. */',
+    'export interface RpcMethods {',
+    ...methods.map((def) => {
+      const base = typeBaseName(def.name);
+      return `${quote(def.name)}: { params: ${base}Params; result: ${base}Result; paramsOptional: ${String(allParamsOptional(def))} };`;
+    }),
+    '}',
+    '',
+    'export type MethodName = keyof RpcMethods;',
+    "export type ParamsOf<M extends MethodName> = RpcMethods[M]['params'];",
+    "export type ResultOf<M extends MethodName> = RpcMethods[M]['result'];",
+    '',
+    '/** Every method name, in the order of the method table. */',
+    `export const METHOD_NAMES: readonly MethodName[] = [${methods.map((d) => quote(d.name)).join(', ')}];`,
+    '',
+    '/** Methods that change nothing a caller can see: the only ones the client retries. */',
+    `export const READ_ONLY_METHODS: readonly MethodName[] = [${methods
+      .filter((d) => d.readOnly)
+      .map((d) => quote(d.name))
+      .join(', ')}];`,
+    '',
+    '/** The error catalogue of the service (src/rpc/errors.ts): name → JSON-RPC code. */',
+    'export const RPC_ERROR_CODES = {',
+    ...(Object.keys(ERRORS) as ErrorName[]).map(
+      (name) => `${jsDoc(ERROR_DESCRIPTIONS[name])}${name}: ${ERRORS[name].code},`,
+    ),
+    '} as const;',
+    '',
+    'export type RpcErrorName = keyof typeof RPC_ERROR_CODES;',
+    '',
+    '/** The errors each method declares (besides the JSON-RPC standard ones). */',
+    'export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[] } = {',
+    ...methods.map((def) => `${quote(def.name)}: [${def.errors.map(quote).join(', ')}],`),
+    '};',
+    '',
+  );
+
+  const tree = namespaceTree(methods);
+  out.push(
+    '/** One function per method, grouped by namespace: `client.page.goto({...})`. */',
+    `export interface RpcApi ${apiType(tree)}`,
+    '',
+    '/** What the API functions call: one JSON-RPC call of a method with its params. */',
+    'export type MethodCaller = <M extends MethodName>(',
+    '  method: M,',
+    '  params: ParamsOf<M> | undefined,',
+    '  options: CallOptions | undefined,',
+    ') => Promise<ResultOf<M>>;',
+    '',
+    '/** The namespaced API bound to one caller. */',
+    'export function bindMethods(call: MethodCaller): RpcApi {',
+    `return ${apiValue(tree)};`,
+    '}',
+    '',
+  );
+  return out.join('\n');
+}
+
+/** The generated file as committed: formatted with the project's Prettier settings. */
+export async function renderClientMethods(methods: readonly MethodDefinition[]): Promise<string> {
+  const filepath = new URL(`../${CLIENT_METHODS_PATH}`, import.meta.url).pathname;
+  const config = (await resolveConfig(filepath)) ?? {};
+  return format(renderClientSource(methods), { ...config, filepath });
+}
