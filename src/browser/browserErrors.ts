@@ -35,8 +35,14 @@ export class NavigationBlockedError extends Error {
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** The hop that was refused, when it is not `url` itself (a redirect, a meta refresh). */
+    readonly blockedUrl?: string,
   ) {
-    super(`Navigation to ${url} blocked: ${reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`);
+    super(
+      blockedUrl === undefined || blockedUrl === url
+        ? `Navigation to ${url} blocked: ${reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`
+        : `Navigation to ${url} was blocked: it led to ${blockedUrl}, which is outside the allow-list (${reason}).`,
+    );
     this.name = 'NavigationBlockedError';
   }
 }

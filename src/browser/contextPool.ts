@@ -1,6 +1,7 @@
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
+import { DeadlineError, withDeadline } from './browserErrors.js';
 
 /** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
@@ -12,11 +13,37 @@ export interface OpenedContext {
 
 export type ContextOverrides = Pick<BrowserContextOptions, 'viewport' | 'userAgent' | 'storageState'>;
 
-/** A new isolated context with its one page, on the shared browser. */
+/**
+ * Creating a context and its page takes ~100-400 ms; past this the browser is taken as hung and the
+ * create fails instead of holding a MAX_SESSIONS slot forever.
+ */
+export const OPEN_CONTEXT_TIMEOUT_MS = 30_000;
+
+/** Closes a context that is no longer wanted; a failure is logged, not thrown (the browser may be gone). */
+export async function closeQuietly(item: OpenedContext, logger: Logger): Promise<void> {
+  await item.context
+    .close()
+    .catch((error: unknown) => logger.debug({ err: error }, 'closing an unused context failed'));
+}
+
+/** A new isolated context with its one page, on the shared browser, within OPEN_CONTEXT_TIMEOUT_MS. */
 export async function openContext(
   host: BrowserHost,
   overrides: ContextOverrides = {},
 ): Promise<OpenedContext> {
+  const opening = openContextUnbounded(host, overrides);
+  return withDeadline(opening, OPEN_CONTEXT_TIMEOUT_MS, () => {
+    // Whatever arrives late is closed, so a slow browser does not leak the context.
+    opening.then((late) => late.context.close()).catch(() => undefined);
+    return new DeadlineError(
+      'creating a browser context',
+      OPEN_CONTEXT_TIMEOUT_MS,
+      ': the browser may be overloaded or hung',
+    );
+  });
+}
+
+async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrides): Promise<OpenedContext> {
   const context = await host.newContext({
     viewport: overrides.viewport ?? DEFAULT_VIEWPORT,
     userAgent: overrides.userAgent,
@@ -91,41 +118,48 @@ export class ContextPool {
 
   fill(): void {
     if (this.filling !== undefined || this.recheck !== undefined || this.size === 0 || this.closed) return;
-    if (this.ready.length >= this.size || this.room() <= 0) return;
+    // While the browser relaunches there is nothing to fill; its `relaunched` event calls fill().
+    if (!this.host.ready || this.ready.length >= this.size || this.room() <= 0) return;
     if (!this.idle()) {
-      this.recheck = setTimeout(() => {
-        this.recheck = undefined;
-        this.fill();
-      }, REFILL_RECHECK_MS);
-      this.recheck.unref();
+      this.later();
       return;
     }
     this.filling = this.loop().finally(() => {
       this.filling = undefined;
-      // Stopped because a call started: come back when the service is idle again.
-      if (!this.closed && this.ready.length < this.size) this.fill();
     });
   }
 
+  /** Looks again after REFILL_RECHECK_MS: never a synchronous retry, so a refill cannot spin. */
+  private later(): void {
+    if (this.recheck !== undefined || this.closed) return;
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      this.fill();
+    }, REFILL_RECHECK_MS);
+    this.recheck.unref();
+  }
+
   private async loop(): Promise<void> {
-    while (
-      !this.closed &&
-      this.host.ready &&
-      this.ready.length < this.size &&
-      this.room() > 0 &&
-      this.idle()
-    ) {
+    while (!this.closed && this.host.ready && this.ready.length < this.size && this.room() > 0) {
+      if (!this.idle()) {
+        // A call started: come back when the service is idle again.
+        this.later();
+        return;
+      }
       this.pending++;
+      let item: OpenedContext;
       try {
-        const item = await openContext(this.host);
-        if (this.closed || !this.host.ready) await item.context.close().catch(() => undefined);
-        else this.ready.push(item);
+        item = await openContext(this.host);
       } catch (error) {
         this.logger.warn({ err: error }, 'pre-creating a context failed; the pool refills on the next take');
         return;
       } finally {
         this.pending--;
       }
+      // A create may have taken the last slot while this context was being made (room() counts
+      // it as pending until now): never hold more contexts than MAX_SESSIONS allows.
+      if (this.closed || !this.host.ready || this.room() < 0) await closeQuietly(item, this.logger);
+      else this.ready.push(item);
     }
   }
 
@@ -135,6 +169,6 @@ export class ContextPool {
     await this.filling;
     const items = this.ready;
     this.ready = [];
-    await Promise.all(items.map((i) => i.context.close().catch(() => undefined)));
+    await Promise.all(items.map((i) => closeQuietly(i, this.logger)));
   }
 }

@@ -109,34 +109,41 @@ export class EgressProxy {
       },
     );
     upstream.on('timeout', () => upstream.destroy(new Error('upstream idle timeout')));
-    upstream.on('error', () => {
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end('bad gateway');
+        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(`Bad gateway: ${url.host} could not be reached (${error.code ?? error.message}).`);
       } else res.destroy();
     });
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   }
 
+  /**
+   * Node removes its own error listener from a socket handed to 'connect' or 'upgrade': without
+   * one, a reset from the browser would be an uncaught exception.
+   */
+  private guard(socket: Duplex): void {
+    socket.on('error', () => socket.destroy());
+  }
+
+  private refuseRaw(socket: Duplex, url: string, reason: string): void {
+    this.onBlocked({ url, reason });
+    socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
+  }
+
   private handleConnect(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.guard(socket);
     const [host = '', port = '443'] = splitHostPort(req.url ?? '');
     const verdict = this.policy.checkOrigin(host, port);
-    if (!verdict.allowed) {
-      this.onBlocked({ url: verdict.url, reason: verdict.reason });
-      socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
-      return;
-    }
+    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason);
     this.tunnel(socket, host, Number(port), head, 'HTTP/1.1 200 Connection Established\r\n\r\n');
   }
 
   private handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.guard(socket);
     const verdict = this.policy.checkRequest(req.url ?? '');
-    if (!verdict.allowed) {
-      this.onBlocked({ url: verdict.url, reason: verdict.reason });
-      socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
-      return;
-    }
+    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason);
     const url = new URL(verdict.url);
     const lines = [`${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -3,13 +3,15 @@ import { BLOCKED_HEADER } from './egressProxy.js';
 import { Mutex } from './mutex.js';
 import { RingBuffer } from './ringBuffer.js';
 import type { UrlPolicy } from './urlPolicy.js';
-import { withDeadline } from './browserErrors.js';
+import { SessionNotFoundError, withDeadline, type MissingReason } from './browserErrors.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
 /** How long session.list waits for a page's title before it answers with the last known one. */
 const TITLE_TIMEOUT_MS = 500;
+/** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
+const REPLACE_PAGE_TIMEOUT_MS = 15_000;
 /** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
 const MAX_MESSAGE_CHARS = 4000;
 /** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
@@ -84,13 +86,14 @@ export class Session {
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
   /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
-  private blocked: BlockedEntry[] = [];
+  private readonly blocked: RingBuffer<BlockedEntry>;
   private readonly lock = new Mutex();
   private popups = 0;
   private lastTitle = '';
   /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
   private replacing = false;
-  closed = false;
+  /** Why the session ended; set by the registry. A call queued behind the lock then fails. */
+  ended: MissingReason | undefined;
   crashed = false;
 
   constructor(
@@ -110,6 +113,7 @@ export class Session {
     this.console = new RingBuffer(options.console);
     this.pageErrors = new RingBuffer(options.console);
     this.network = new RingBuffer(options.network);
+    this.blocked = new RingBuffer(options.network);
     if (release === undefined) this.attachContext();
     this.attachPage(page);
   }
@@ -132,6 +136,7 @@ export class Session {
     return this.lock.run(async () => {
       this.lastUsedAt = Date.now();
       try {
+        if (this.ended !== undefined) throw new SessionNotFoundError(this.id, this.ended);
         if (this.crashed) await this.recoverFromCrash();
         return await work();
       } finally {
@@ -284,9 +289,7 @@ export class Session {
 
   /** What the allow-list refused since the last call of this; empties the list. */
   takeBlocked(): BlockedEntry[] {
-    const out = this.blocked;
-    this.blocked = [];
-    return out;
+    return this.blocked.drain().items;
   }
 
   /** The page title, bounded in time: a frozen page answers with the last known title. */
@@ -305,10 +308,24 @@ export class Session {
 
   /** Replaces the main page with a fresh one (after a crash, or a page.evaluate past its deadline). */
   async replacePage(): Promise<void> {
+    if (this.release !== undefined) {
+      // An attached tab is the user's: never close it or open another in their browser.
+      this.crashed = false;
+      this.console.push({
+        type: 'info',
+        text: 'The attached tab was left as it is; attach it again if it stays unusable.',
+        timestamp: new Date().toISOString(),
+      });
+      return;
+    }
     const old = this.page;
     this.replacing = true;
     try {
-      this.page = await this.context.newPage();
+      this.page = await withDeadline(
+        this.context.newPage(),
+        REPLACE_PAGE_TIMEOUT_MS,
+        () => new Error('opening a fresh page timed out'),
+      );
     } finally {
       this.replacing = false;
     }

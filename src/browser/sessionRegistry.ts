@@ -8,7 +8,14 @@ import {
   withDeadline,
   type MissingReason,
 } from './browserErrors.js';
-import { ContextPool, openContext, type ContextOverrides, type OpenedContext } from './contextPool.js';
+import {
+  ContextPool,
+  OPEN_CONTEXT_TIMEOUT_MS,
+  closeQuietly,
+  openContext,
+  type ContextOverrides,
+  type OpenedContext,
+} from './contextPool.js';
 import { Session, type SessionOptions } from './session.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
@@ -78,13 +85,7 @@ export class SessionRegistry {
     this.reserved++;
     try {
       const { context, page } = await this.openFor(options);
-      const id = `s_${randomUUID()}`;
-      const session = new Session(id, context, page, this.policy, this.options.session);
-      this.sessions.set(id, session);
-      this.hooks.created?.();
-      this.lastChangeAt = Date.now();
-      this.hooks.countChanged?.(this.sessions.size);
-      return session;
+      return this.register((id) => new Session(id, context, page, this.policy, this.options.session));
     } finally {
       this.reserved--;
     }
@@ -98,8 +99,18 @@ export class SessionRegistry {
     if (options.userAgent === undefined && options.storageState === undefined) {
       const pooled = this.pool.take();
       if (pooled !== undefined) {
-        if (options.viewport) await pooled.page.setViewportSize(options.viewport);
-        return pooled;
+        if (options.viewport === undefined || options.viewport === null) return pooled;
+        try {
+          await withDeadline(
+            pooled.page.setViewportSize(options.viewport),
+            OPEN_CONTEXT_TIMEOUT_MS,
+            () => new Error('setting the viewport timed out'),
+          );
+          return pooled;
+        } catch (error) {
+          await closeQuietly(pooled, this.logger);
+          throw error;
+        }
       }
     }
     // This create holds one reserved slot; pooled contexts must leave room for it.
@@ -117,10 +128,17 @@ export class SessionRegistry {
     if (this.sessions.size + this.reserved >= this.options.maxSessions) {
       throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
     }
-    const id = `s_${randomUUID()}`;
-    const session = new Session(id, context, page, this.policy, this.options.session, release);
-    this.sessions.set(id, session);
-    page.once('close', () => void this.close(id));
+    const session = this.register(
+      (id) => new Session(id, context, page, this.policy, this.options.session, release),
+    );
+    page.once('close', () => void this.close(session.id));
+    return session;
+  }
+
+  /** Gives a new session its unguessable id and makes it live. */
+  private register(make: (id: string) => Session): Session {
+    const session = make(`s_${randomUUID()}`);
+    this.sessions.set(session.id, session);
     this.hooks.created?.();
     this.lastChangeAt = Date.now();
     this.hooks.countChanged?.(this.sessions.size);
@@ -163,7 +181,7 @@ export class SessionRegistry {
     const session = this.sessions.get(id);
     if (session === undefined) return false;
     this.forget(id, reason);
-    session.closed = true;
+    session.ended = reason;
     try {
       await withDeadline(
         session.release === undefined ? session.context.close() : session.detach(),
@@ -226,7 +244,7 @@ export class SessionRegistry {
     for (const session of this.list()) {
       // An adopted tab lives in the CDP_URL browser, not in the one that was lost.
       if (session.release !== undefined) continue;
-      session.closed = true;
+      session.ended = 'browser-restarted';
       this.forget(session.id, 'browser-restarted');
     }
   }

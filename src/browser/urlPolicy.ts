@@ -41,7 +41,9 @@ export class UrlPolicy {
     const candidates = [`https://${host}:${port}/`, `http://${host}:${port}/`];
     for (const candidate of candidates) {
       const verdict = this.checkRequest(candidate);
-      if (verdict.allowed) return verdict;
+      // The tunnel connects to `host` itself: allowed only when parsing it gave back the same host,
+      // so `127.0.0.1#.evil.test` cannot pass as 127.0.0.1.
+      if (verdict.allowed && sameHost(new URL(verdict.url).hostname, host)) return verdict;
     }
     return { allowed: false, url: `${host}:${port}`, reason: `${host}:${port} is outside the allow-list` };
   }
@@ -56,7 +58,11 @@ export class UrlPolicy {
       };
     }
     if (url.username || url.password) {
-      return { allowed: false, url: url.href, reason: 'URLs with credentials (user:pass@) are not allowed' };
+      // The verdict's URL is logged and returned: never with the credentials in it.
+      const bare = new URL(url.href);
+      bare.username = '';
+      bare.password = '';
+      return { allowed: false, url: bare.href, reason: 'URLs with credentials (user:pass@) are not allowed' };
     }
     // Match the canonical http(s) form, so a ws:// URL is judged by the same rule as its origin.
     const canonical =
@@ -70,4 +76,8 @@ export class UrlPolicy {
     }
     return { allowed: true, url: url.href };
   }
+}
+
+function sameHost(parsed: string, raw: string): boolean {
+  return parsed.replace(/^\[|\]$/g, '') === raw.replace(/^\[|\]$/g, '').toLowerCase();
 }

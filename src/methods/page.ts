@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Response } from 'playwright-core';
 import { BLOCKED_HEADER } from '../browser/egressProxy.js';
-import { withDeadline } from '../browser/browserErrors.js';
+import { NavigationBlockedError, withDeadline } from '../browser/browserErrors.js';
+import type { BlockedEntry } from '../browser/session.js';
+import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Session } from '../browser/session.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
 import { RpcError, rpcError } from '../rpc/errors.js';
@@ -23,26 +25,65 @@ const MAX_IDLE_FOR_MS = 60_000;
 const MAX_TEXT_CHARS = 2_000_000;
 
 /**
- * After a navigation: if the allow-list refused the main document (a redirect hop, a meta refresh),
- * the page is left on about:blank and the caller gets NAVIGATION_BLOCKED; refused subresources and
- * frames are reported in the result.
+ * The URL of a main-document hop the allow-list refused during a navigation: one the proxy
+ * blocked (a redirect hop, a meta refresh; for https a refused tunnel fails the navigation itself),
+ * or, for a tab of another browser that has no proxy, any hop of the redirect chain or the final URL.
  */
-async function settleNavigation(session: Session, response: Response | null, requested: string) {
-  const blocked = session.takeBlocked();
+function refusedHop(
+  session: Session,
+  blocked: BlockedEntry[],
+  response: Response | null,
+  policy: UrlPolicy,
+): { url: string; reason: string } | undefined {
   const main = blocked.find((b) => b.mainFrame);
-  if (main !== undefined || response?.headers()[BLOCKED_HEADER] === '1') {
-    const blockedUrl = main?.url ?? response?.url() ?? requested;
-    await session.page.goto('about:blank').catch(() => undefined);
-    throw rpcError(
-      'NAVIGATION_BLOCKED',
-      `Navigation to ${requested} was blocked: it led to ${blockedUrl}, which is outside the allow-list (ALLOW_HOST_REGEX).`,
-      {
-        url: requested,
-        blockedUrl,
-        reason: main?.reason ?? 'outside the allow-list',
-      },
-    );
+  if (main !== undefined) return main;
+  if (response?.headers()[BLOCKED_HEADER] === '1')
+    return { url: response.url(), reason: 'outside the allow-list (ALLOW_HOST_REGEX)' };
+  const hops: string[] = [session.page.url()];
+  for (let r = response?.request() ?? null; r !== null; r = r.redirectedFrom()) hops.push(r.url());
+  for (const url of hops) {
+    const verdict = policy.checkRequest(url);
+    if (!verdict.allowed) return { url: verdict.url, reason: verdict.reason };
   }
+  return undefined;
+}
+
+/**
+ * Runs a navigation. If the allow-list refused the main document the page is left on about:blank
+ * and the caller gets NAVIGATION_BLOCKED; refused subresources and frames are listed in the result.
+ */
+async function navigateChecked(
+  session: Session,
+  policy: UrlPolicy,
+  requested: string,
+  go: () => Promise<Response | null>,
+) {
+  session.takeBlocked();
+  let response: Response | null;
+  try {
+    response = await go();
+  } catch (error) {
+    // A network failure (net::ERR_…, a refused https tunnel among them) makes Chromium commit its
+    // error page just after the call fails; the next navigation would race that commit and be
+    // "interrupted". Wait for it, briefly.
+    if (error instanceof Error && /net::ERR_/.test(error.message)) {
+      await session.page
+        .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_COMMIT_TIMEOUT_MS })
+        .catch(() =>
+          session.console.push({
+            type: 'info',
+            text: 'no error page after a failed navigation',
+            timestamp: new Date().toISOString(),
+          }),
+        );
+    }
+    const main = session.takeBlocked().find((b) => b.mainFrame);
+    if (main !== undefined) throw new NavigationBlockedError(requested, main.reason, main.url);
+    throw error;
+  }
+  const blocked = session.takeBlocked();
+  const hop = refusedHop(session, blocked, response, policy);
+  if (hop !== undefined) throw await blockedAt(session, requested, hop);
   return {
     url: session.page.url(),
     title: await session.title(),
@@ -50,6 +91,24 @@ async function settleNavigation(session: Session, response: Response | null, req
     blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
   };
 }
+
+async function blockedAt(
+  session: Session,
+  requested: string,
+  hop: { url: string; reason: string },
+): Promise<NavigationBlockedError> {
+  await session.page.goto('about:blank').catch((error: unknown) =>
+    session.console.push({
+      type: 'warning',
+      text: `could not leave the blocked page: ${String(error)}`,
+      timestamp: new Date().toISOString(),
+    }),
+  );
+  return new NavigationBlockedError(requested, hop.reason, hop.url);
+}
+
+/** How long a failed navigation waits for Chromium to commit its error page. */
+const ERROR_PAGE_COMMIT_TIMEOUT_MS = 2000;
 
 type WaitUntilValue = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
 
@@ -87,24 +146,16 @@ export const pageGoto = defineSessionMethod({
   readOnly: false,
   async handler(params, { session, services }) {
     const verdict = services.policy.checkNavigation(params.url);
-    if (!verdict.allowed) {
-      throw rpcError(
-        'NAVIGATION_BLOCKED',
-        `Navigation to ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
-        {
-          url: params.url,
-          reason: verdict.reason,
-        },
-      );
-    }
+    if (!verdict.allowed) throw new NavigationBlockedError(params.url, verdict.reason);
     session.takeBlocked();
-    const response = await navigate(
-      session,
-      (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }),
-      params.waitUntil,
-      params.timeout,
+    return navigateChecked(session, services.policy, verdict.url, () =>
+      navigate(
+        session,
+        (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }),
+        params.waitUntil,
+        params.timeout,
+      ),
     );
-    return settleNavigation(session, response, verdict.url);
   },
 });
 
@@ -115,15 +166,15 @@ export const pageReload = defineSessionMethod({
   result: NavigationResult,
   errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   readOnly: false,
-  async handler(params, { session }) {
-    session.takeBlocked();
-    const response = await navigate(
-      session,
-      (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }),
-      params.waitUntil,
-      params.timeout,
+  async handler(params, { session, services }) {
+    return navigateChecked(session, services.policy, session.page.url(), () =>
+      navigate(
+        session,
+        (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }),
+        params.waitUntil,
+        params.timeout,
+      ),
     );
-    return settleNavigation(session, response, session.page.url());
   },
 });
 
@@ -271,7 +322,17 @@ export const pageEvaluate = defineSessionMethod({
       if (error instanceof RpcError && error.errorName === 'TIMEOUT') await session.replacePage();
       throw error;
     }
-    const json = JSON.stringify(value ?? null);
+    let json: string;
+    try {
+      json = JSON.stringify(value ?? null);
+    } catch (error) {
+      throw rpcError(
+        'ACTION_FAILED',
+        `page.evaluate result is not JSON-serialisable (${String(error)}); return plain data.`,
+        { method: 'page.evaluate' },
+        error,
+      );
+    }
     if (json.length > services.config.maxEvaluateResultChars) {
       throw rpcError(
         'LIMIT_REACHED',

@@ -76,7 +76,12 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
     return rpcError(
       'NAVIGATION_BLOCKED',
       error.message,
-      { ...data, url: error.url, reason: error.reason },
+      {
+        ...data,
+        url: error.url,
+        reason: error.reason,
+        ...(error.blockedUrl === undefined ? {} : { blockedUrl: error.blockedUrl }),
+      },
       error,
     );
   if (error instanceof SettleTimeoutError)

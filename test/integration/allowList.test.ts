@@ -156,6 +156,14 @@ describe('redirects', () => {
     expect(decoy.hits).toEqual([]);
   });
 
+  it('a 302 to an https URL on the decoy is NAVIGATION_BLOCKED (the tunnel is refused)', async () => {
+    const target = `https://127.0.0.2:${decoy.port}/after-https`;
+    const err = await rpcFailure(goto(fx(`/redirect?to=${q(target)}`)));
+    expect(err.code).toBe(-32011);
+    expect(String(err.data?.blockedUrl)).toContain('127.0.0.2');
+    expect(decoy.hits).toEqual([]);
+  });
+
   it('a redirect inside the list still works', async () => {
     const nav = await goto(fx(`/redirect-chain?to=${q(fx('/form'))}`));
     expect(nav).toMatchObject({ url: fx('/form'), title: 'Form', status: 200 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 // Every method of the seed's surface (§4) works as documented, against the real service and Chromium.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
@@ -151,6 +152,23 @@ describe('navigation and waits', () => {
     expect(await s.text('main')).toBe('hang page');
   });
 
+  it('a server that refuses the connection answers 502 from the egress proxy, saying why', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 1));
+      });
+    });
+    const nav = await s.call<{ status: number }>('page.goto', {
+      url: `http://127.0.0.1:${closed}/`,
+      waitUntil: 'load',
+    });
+    expect(nav.status).toBe(502);
+    expect(await s.text('body')).toContain('ECONNREFUSED');
+    expect(await s.open('/form', { waitUntil: 'load' })).toMatchObject({ title: 'Form', status: 200 });
+  });
+
   it('page.waitFor load, domcontentloaded and networkidle after a commit-only goto', async () => {
     await s.open('/projects', { waitUntil: 'commit' });
     for (const state of ['domcontentloaded', 'load', 'networkidle'])
@@ -226,6 +244,11 @@ describe('page.evaluate', () => {
   it('a thrown error is ACTION_FAILED with its message', async () => {
     const err = await rpcFailure(s.evaluate("(() => { throw new Error('kaboom'); })()"), -32000);
     expect(err.message).toContain('kaboom');
+  });
+
+  it('a result that is not JSON (a BigInt) is ACTION_FAILED, not an internal error', async () => {
+    const err = await rpcFailure(s.evaluate('10n'), -32000);
+    expect(err.message).toContain('JSON');
   });
 
   it('a result over MAX_EVALUATE_RESULT_CHARS is LIMIT_REACHED', async () => {

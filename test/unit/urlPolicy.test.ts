@@ -58,10 +58,17 @@ describe('UrlPolicy with the default ALLOW_HOST_REGEX', () => {
 
   it('judges http://localhost@evil.test/ by its real host', () => {
     const verdict = policy.checkNavigation('http://localhost@evil.test/');
-    expect(verdict).toMatchObject({ allowed: false, url: 'http://localhost@evil.test/' });
+    // The verdict (which is logged and returned) never carries the credentials.
+    expect(verdict).toMatchObject({ allowed: false, url: 'http://evil.test/' });
     // The userinfo is refused before the host is even looked at; without it the host decides.
     expect(policy.checkNavigation('http://evil.test/')).toMatchObject({ allowed: false });
     if (!verdict.allowed) expect(verdict.reason).toMatch(/credentials/);
+  });
+
+  it('strips credentials from the verdict URL and refuses a CONNECT host that parses to another', () => {
+    expect(policy.checkRequest('http://user:secret@localhost/x').url).toBe('http://localhost/x');
+    expect(policy.checkOrigin('127.0.0.1#.evil.test', '443').allowed).toBe(false);
+    expect(policy.checkOrigin('127.0.0.1', '443').allowed).toBe(true);
   });
 
   it.each(['http://user:pass@localhost/', 'http://user@localhost:3000/', 'http://:pw@127.0.0.1/'])(
