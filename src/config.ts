@@ -93,7 +93,7 @@ export const CONFIG_DEFAULTS = {
   CONSOLE_BUFFER_SIZE: '1000',
   NETWORK_BUFFER_SIZE: '1000',
   // networkidle: quiet window after the last request (Playwright waits a fixed 500 ms).
-  SETTLE_QUIET_MS: '100',
+  SETTLE_QUIET_MS: '50',
   // A response whose headers came but whose body never finishes stops counting after this.
   SETTLE_BODY_GRACE_MS: '500',
   // A request with no response at all (long-poll, hung server) stops counting after this.

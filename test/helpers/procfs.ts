@@ -1,63 +1,37 @@
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+// /proc views the tests need, on top of the benchmark's /proc reader (one parser for both).
+import { readdirSync, readlinkSync } from 'node:fs';
+import { allProcs, cmdline, descendants as descendantsOf, type ProcInfo } from '../../bench/lib/proc.js';
 
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  comm: string;
+export interface ProcWithCmdline extends ProcInfo {
   cmdline: string;
 }
 
-function readProc(pid: number): ProcInfo | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm is in parentheses and may contain spaces: split after the last ')'.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-    return { pid, ppid: Number(fields[1]), comm, cmdline };
-  } catch {
-    // The process ended between listing and reading: it is simply not there.
-    return undefined;
-  }
+const isChromium = (p: ProcInfo): boolean => /chrom/i.test(p.comm);
+
+function withCmdline(p: ProcInfo): ProcWithCmdline {
+  return { ...p, cmdline: cmdline(p.pid).join(' ') };
 }
 
-/** Every process on the machine (Linux /proc). */
+/** Every process on the machine. */
 export function processes(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readProc(Number(name));
-    if (info) out.push(info);
-  }
-  return out;
+  return allProcs();
 }
 
 /** All descendants of a process. */
 export function descendants(root: number): ProcInfo[] {
-  const all = processes();
-  const out: ProcInfo[] = [];
-  const frontier = [root];
-  while (frontier.length > 0) {
-    const parent = frontier.pop();
-    for (const p of all) {
-      if (p.ppid === parent) {
-        out.push(p);
-        frontier.push(p.pid);
-      }
-    }
-  }
-  return out;
+  return descendantsOf(root);
 }
 
-/** The Chromium browser processes this process launched (direct children running a chrom* binary). */
-export function browserProcesses(): ProcInfo[] {
-  return processes().filter((p) => p.ppid === process.pid && /chrom/i.test(p.comm + p.cmdline));
+/** The Chromium browser processes this process launched (direct children running Chromium). */
+export function browserProcesses(): ProcWithCmdline[] {
+  return allProcs()
+    .filter((p) => p.ppid === process.pid && isChromium(p))
+    .map(withCmdline);
 }
 
 /** Chromium processes below this process, renderers included. */
-export function chromiumTree(): ProcInfo[] {
-  return descendants(process.pid).filter((p) => /chrom/i.test(p.comm + p.cmdline));
+export function chromiumTree(): ProcWithCmdline[] {
+  return descendantsOf(process.pid).filter(isChromium).map(withCmdline);
 }
 
 /** Open file descriptors of this process. */

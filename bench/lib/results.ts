@@ -1,0 +1,271 @@
+// The shape of one benchmark run's results, and the issue's targets computed from it.
+import type { Summary } from './stats.js';
+import type { SystemName, TextRead } from '../systems/types.js';
+
+/** Every latency operation, in the order it runs within an iteration. */
+export const LATENCY_OPS = [
+  { id: 'session.create', label: 'session create (floor: newContext + newPage)' },
+  { id: 'session.close', label: 'session close' },
+  { id: 'goto.static.load', label: 'goto /static (load)' },
+  { id: 'goto.projects.networkidle', label: 'goto /projects (networkidle; XHR after 800 ms)' },
+  { id: 'goto.projects.loadText', label: "goto /projects (load) + wait for text 'Apollo'" },
+  { id: 'text.main.first', label: 'text of `main`, first read of the document' },
+  { id: 'text.main.repeat', label: 'text of `main`, repeated read of the same document' },
+  { id: 'click', label: "click (button 'New Project' on /projects)" },
+  { id: 'fill', label: 'fill (#name on /form)' },
+  { id: 'screenshot', label: 'screenshot (viewport PNG, 1280×800)' },
+  { id: 'text.big', label: 'text of /big (~200 KB page)' },
+  { id: 'flow', label: 'flow: create → goto /static → text of main → close' },
+] as const;
+
+export type OpId = (typeof LATENCY_OPS)[number]['id'];
+
+export type PerSystem<T> = Partial<Record<SystemName, T>>;
+
+export interface LatencyEntry {
+  label: string;
+  /** Milliseconds, after warm-up. */
+  samples: PerSystem<number[]>;
+  summary: PerSystem<Summary>;
+  /** Systems with no equivalent operation. */
+  unsupported: SystemName[];
+  /** The service's own time for the same calls (its /metrics histogram), ms: the rest is transport. */
+  serviceServerSide: number[];
+  serviceServerSummary: Summary | null;
+}
+
+export interface MemoryPoint {
+  sessions: number;
+  baselinePssKiB: number;
+  totalPssKiB: number;
+  baselinePrivateKiB: number;
+  totalPrivateKiB: number;
+  processes: number;
+  /** (total − baseline) / sessions, MiB: what one more idle session costs. */
+  perSessionPssMiB: number;
+  perSessionPrivateMiB: number;
+  /** total / sessions, MiB: the browser's own share included. */
+  totalPerSessionPssMiB: number;
+}
+
+export interface ThroughputPoint {
+  clients: number;
+  flows: number;
+  seconds: number;
+  flowsPerSec: number;
+  errors: number;
+}
+
+export interface BenchError {
+  phase: string;
+  system: SystemName;
+  op: string;
+  message: string;
+}
+
+export interface TargetResult {
+  id: string;
+  measure: string;
+  target: string;
+  measured: string;
+  /** The ratio (or difference, for text.repeat) the verdict is made on; null when not measurable. */
+  value: number | null;
+  met: boolean | null;
+}
+
+export interface BenchMeta {
+  date: string;
+  durationSec: number;
+  smoke: boolean;
+  iterations: number;
+  warmup: number;
+  nproc: number;
+  cpuModel: string;
+  totalMemGiB: number;
+  node: string;
+  os: string;
+  chromium: string;
+  chromiumPath: string;
+  serviceCommit: string;
+  floorPlaywright: string;
+  peer: { package: string; version: string; playwright: string } | null;
+  systems: SystemName[];
+  memoryLevels: number[];
+  concurrency: number[];
+  flowsPerClient: number;
+  /** argv of each system's browser root process. */
+  browserCommands: PerSystem<string[]>;
+  /** 1-minute load average at the start and the end: other work on the machine shows here. */
+  loadavg: { start: number; end: number };
+}
+
+export interface NativeProbe {
+  fired: boolean;
+  ms: number;
+  error?: string;
+}
+
+export interface BenchResults {
+  meta: BenchMeta;
+  latency: Record<OpId, LatencyEntry>;
+  /** Playwright's own waitUntil 'networkidle' on the floor, bounded: /static (control) and /projects. */
+  floorNativeNetworkidle: { static: NativeProbe; projects: NativeProbe; timeoutMs: number } | null;
+  chars: PerSystem<TextRead>;
+  memory: { sessions: number; systems: PerSystem<MemoryPoint> }[];
+  throughput: { clients: number; flowsPerClient: number; systems: PerSystem<ThroughputPoint> }[];
+  targets: TargetResult[];
+  errors: BenchError[];
+}
+
+const p50 = (r: BenchResults, op: OpId, sys: SystemName): number | undefined =>
+  r.latency[op].summary[sys]?.p50;
+
+const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+
+function ratioTarget(
+  r: BenchResults,
+  id: OpId,
+  measure: string,
+  limit: number,
+  target: string,
+): TargetResult {
+  const svc = p50(r, id, 'service');
+  const floor = p50(r, id, 'floor');
+  if (svc === undefined || floor === undefined || floor <= 0)
+    return { id, measure, target, measured: 'not measured', value: null, met: null };
+  const ratio = svc / floor;
+  return {
+    id,
+    measure,
+    target,
+    measured: `${fmt(ratio)} × floor (${fmt(svc, 1)} vs ${fmt(floor, 1)} ms)`,
+    value: ratio,
+    met: ratio <= limit,
+  };
+}
+
+/** The issue's targets (ratios of p50s from this run). */
+export function computeTargets(r: BenchResults): TargetResult[] {
+  const out: TargetResult[] = [];
+  out.push(ratioTarget(r, 'flow', 'end-to-end flow create → goto → text → close', 1.1, '≤ 1.10 × floor'));
+  out.push(
+    ratioTarget(
+      r,
+      'session.create',
+      '`session.create` as the caller sees it',
+      0.1,
+      "≤ 0.10 × floor's context+page creation",
+    ),
+  );
+
+  const svcText = p50(r, 'text.main.repeat', 'service');
+  const floorText = p50(r, 'text.main.repeat', 'floor');
+  if (svcText === undefined || floorText === undefined) {
+    out.push({
+      id: 'text.main.repeat',
+      measure: 'repeated `page.text` on the same document',
+      target: '≤ floor + 2 ms',
+      measured: 'not measured',
+      value: null,
+      met: null,
+    });
+  } else {
+    const diff = svcText - floorText;
+    out.push({
+      id: 'text.main.repeat',
+      measure: 'repeated `page.text` on the same document',
+      target: '≤ floor + 2 ms',
+      measured: `floor ${diff >= 0 ? '+' : '−'} ${fmt(Math.abs(diff))} ms (${fmt(svcText)} vs ${fmt(floorText)} ms)`,
+      value: diff,
+      met: diff <= 2,
+    });
+  }
+
+  out.push(
+    ratioTarget(
+      r,
+      'goto.projects.networkidle',
+      "`waitUntil: 'networkidle'` on the XHR page",
+      0.7,
+      "≤ 0.70 × floor's networkidle",
+    ),
+  );
+
+  const mem = r.memory.at(-1);
+  const memSvc = mem?.systems.service?.perSessionPssMiB;
+  const memFloor = mem?.systems.floor?.perSessionPssMiB;
+  if (mem === undefined || memSvc === undefined || memFloor === undefined || memFloor <= 0) {
+    out.push({
+      id: 'memory',
+      measure: 'Chromium memory per idle session (PSS)',
+      target: "≤ 0.50 × floor's",
+      measured: 'not measured',
+      value: null,
+      met: null,
+    });
+  } else {
+    const ratio = memSvc / memFloor;
+    out.push({
+      id: 'memory',
+      measure: `Chromium memory per idle session (PSS, ${mem.sessions} sessions)`,
+      target: "≤ 0.50 × floor's",
+      measured: `${fmt(ratio)} × floor (${fmt(memSvc, 1)} vs ${fmt(memFloor, 1)} MiB)`,
+      value: ratio,
+      met: ratio <= 0.5,
+    });
+  }
+
+  const tp = r.throughput.at(-1);
+  const tpSvc = tp?.systems.service?.flowsPerSec;
+  const tpFloor = tp?.systems.floor?.flowsPerSec;
+  const tpPeer = tp?.systems.peer?.flowsPerSec;
+  if (tp === undefined || tpSvc === undefined || tpFloor === undefined || tpFloor <= 0) {
+    out.push({
+      id: 'throughput',
+      measure: 'flows per second at the most concurrent clients',
+      target: '≥ 1.0 × floor and ≥ 2 × peer',
+      measured: 'not measured',
+      value: null,
+      met: null,
+    });
+  } else {
+    const vsFloor = tpSvc / tpFloor;
+    const vsPeer = tpPeer !== undefined && tpPeer > 0 ? tpSvc / tpPeer : undefined;
+    out.push({
+      id: 'throughput',
+      measure: `flows per second at ${tp.clients} concurrent clients`,
+      target: '≥ 1.0 × floor and ≥ 2 × peer',
+      measured:
+        `${fmt(vsFloor)} × floor, ` +
+        (vsPeer === undefined ? 'peer not measured' : `${fmt(vsPeer)} × peer`) +
+        ` (${fmt(tpSvc)} flows/s)`,
+      value: vsFloor,
+      met: vsFloor >= 1 && (vsPeer === undefined ? true : vsPeer >= 2),
+    });
+  }
+
+  const charsSvc = r.chars.service?.textChars;
+  const charsPeer = r.chars.peer?.textChars;
+  const charsMeasure = 'characters returned for "what does the page say" (text vs snapshot)';
+  if (charsSvc === undefined || charsPeer === undefined || charsPeer <= 0) {
+    out.push({
+      id: 'chars',
+      measure: charsMeasure,
+      target: "≤ 0.2 × the peer's snapshot",
+      measured: charsSvc === undefined ? 'not measured' : `${charsSvc} chars; peer not measured`,
+      value: null,
+      met: null,
+    });
+  } else {
+    const ratio = charsSvc / charsPeer;
+    out.push({
+      id: 'chars',
+      measure: charsMeasure,
+      target: "≤ 0.2 × the peer's snapshot",
+      measured: `${fmt(ratio)} × peer (${charsSvc} vs ${charsPeer} chars)`,
+      value: ratio,
+      met: ratio <= 0.2,
+    });
+  }
+  return out;
+}

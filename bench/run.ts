@@ -1,0 +1,716 @@
+// The benchmark: the floor (Playwright in-process), this service over HTTP /rpc, and @playwright/mcp,
+// side by side in one run with iterations interleaved. Run with `npm run bench` (see bench/README.md).
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { launchArgs, resolveBrowser } from '../src/browser/browserResolve.js';
+import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
+import { treeMemory } from './lib/proc.js';
+import { formatMarkdown, renderMarkdown } from './lib/report.js';
+import {
+  LATENCY_OPS,
+  computeTargets,
+  type BenchError,
+  type BenchResults,
+  type LatencyEntry,
+  type MemoryPoint,
+  type OpId,
+  type PerSystem,
+  type ThroughputPoint,
+} from './lib/results.js';
+import { AbortedError, sleep, summarize, timed, withTimeout } from './lib/stats.js';
+import { FloorSystem } from './systems/floor.js';
+import { PeerSystem, peerPackage } from './systems/peer.js';
+import { ServiceSystem } from './systems/service.js';
+import type { BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BenchOptions {
+  iterations: number;
+  warmup: number;
+  smoke: boolean;
+  skipPeer: boolean;
+  /** Directory for raw-<timestamp>.json. */
+  outDir: string;
+  /** Where RESULTS.md goes (smoke runs write next to the raw JSON, never over bench/RESULTS.md). */
+  resultsPath: string;
+  memoryLevels: number[];
+  concurrency: number[];
+  flowsPerClient: number;
+  /** Bound on any single operation. */
+  opTimeoutMs: number;
+  /** Bound on the whole run: past it the run aborts and stops everything it started. */
+  maxMinutes: number;
+  /** Memory settle: wait at least minMs, then until PSS stops moving (< 1 %), at most maxMs. */
+  memorySettle: { minMs: number; maxMs: number };
+  /** No progress lines. */
+  quiet: boolean;
+  /** Only re-render the report from this raw JSON file (no measuring). */
+  render?: string;
+}
+
+export function defaultOptions(smoke = false): BenchOptions {
+  const outDir = path.join(REPO_ROOT, 'bench', 'results');
+  return smoke
+    ? {
+        iterations: 2,
+        warmup: 1,
+        smoke: true,
+        skipPeer: false,
+        outDir,
+        resultsPath: path.join(outDir, 'RESULTS-smoke.md'),
+        memoryLevels: [1, 2],
+        concurrency: [1, 2],
+        flowsPerClient: 1,
+        opTimeoutMs: 30_000,
+        maxMinutes: 5,
+        memorySettle: { minMs: 200, maxMs: 800 },
+        quiet: false,
+      }
+    : {
+        iterations: 30,
+        warmup: 3,
+        smoke: false,
+        skipPeer: false,
+        outDir,
+        resultsPath: path.join(REPO_ROOT, 'bench', 'RESULTS.md'),
+        memoryLevels: [1, 8, 32],
+        concurrency: [1, 4, 8],
+        flowsPerClient: 6,
+        opTimeoutMs: 30_000,
+        maxMinutes: 30,
+        memorySettle: { minMs: 1500, maxMs: 8000 },
+        quiet: false,
+      };
+}
+
+const positiveInt = (name: string, raw: string | undefined, min = 1): number | undefined => {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+};
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      iterations: { type: 'string' },
+      warmup: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
+      'skip-peer': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      results: { type: 'string' },
+      flows: { type: 'string' },
+      'max-minutes': { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      render: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json]\n',
+    );
+    process.exit(0);
+  }
+  const o = defaultOptions(values.smoke);
+  o.skipPeer = values['skip-peer'];
+  o.quiet = values.quiet;
+  o.iterations = positiveInt('iterations', values.iterations) ?? o.iterations;
+  o.warmup = positiveInt('warmup', values.warmup, 0) ?? o.warmup;
+  o.flowsPerClient = positiveInt('flows', values.flows) ?? o.flowsPerClient;
+  o.maxMinutes = positiveInt('max-minutes', values['max-minutes']) ?? o.maxMinutes;
+  if (values.out !== undefined) {
+    o.outDir = path.resolve(values.out);
+    if (o.smoke) o.resultsPath = path.join(o.outDir, 'RESULTS-smoke.md');
+  }
+  if (values.results !== undefined) o.resultsPath = path.resolve(values.results);
+  if (values.render !== undefined) o.render = path.resolve(values.render);
+  return o;
+}
+
+/** Writes the markdown report of a results object (targets recomputed) to `resultsPath`. */
+export async function writeReport(
+  results: BenchResults,
+  rawPath: string,
+  resultsPath: string,
+): Promise<void> {
+  results.targets = computeTargets(results);
+  const markdown = await formatMarkdown(
+    renderMarkdown(results, path.relative(REPO_ROOT, rawPath)),
+    resultsPath,
+  );
+  await mkdir(path.dirname(resultsPath), { recursive: true });
+  await writeFile(resultsPath, markdown);
+}
+
+const NEW_PROJECT: Target = {
+  selector: "role=button[name='New Project']",
+  role: 'button',
+  name: 'New Project',
+};
+const NAME_INPUT: Target = { selector: '#name', role: 'textbox', name: 'Name' };
+
+/** One step of a latency iteration; `timed` steps return milliseconds. */
+interface Step {
+  id: OpId | 'setup';
+  label: string;
+  run(sys: BenchSystem, st: SysState, i: number): Promise<number | undefined>;
+}
+
+interface SysState {
+  main: BenchSession | undefined;
+  tmp: BenchSession | undefined;
+}
+
+const rotate = <T>(list: readonly T[], by: number): T[] =>
+  list.map((_, k) => list[(k + by) % list.length] as T);
+
+function mustContain(read: TextRead, what: string): void {
+  if (!read.contains) throw new Error(`the text read did not contain '${what}'`);
+}
+
+export interface BenchHooks {
+  /** Aborts the run (SIGINT): loops stop, and everything started is stopped. */
+  signal?: AbortSignal;
+  /** Called with each system once created, so a SIGINT handler can kill its processes by pid. */
+  onSystem?: (system: BenchSystem) => void;
+}
+
+export interface BenchOutput {
+  results: BenchResults;
+  rawPath: string;
+  resultsPath: string;
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  } catch (error) {
+    return `unknown (${(error as Error).message.split('\n')[0] ?? ''})`;
+  }
+}
+
+export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promise<BenchOutput> {
+  const started = performance.now();
+  const loadStart = os.loadavg()[0] ?? Number.NaN;
+  const log = (msg: string): void => {
+    if (!options.quiet)
+      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
+  };
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(
+    () => deadline.abort(new Error(`the run went past --max-minutes ${options.maxMinutes}`)),
+    options.maxMinutes * 60_000,
+  );
+  const signal = hooks.signal ? AbortSignal.any([hooks.signal, deadline.signal]) : deadline.signal;
+  const guard = <T>(work: Promise<T>, label: string, ms = options.opTimeoutMs): Promise<T> =>
+    withTimeout(work, ms, label, signal);
+  const checkAbort = (): void => {
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new AbortedError();
+  };
+
+  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
+  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
+  const root = process.getuid?.() === 0;
+  const args = launchArgs(root);
+
+  const systems: BenchSystem[] = [];
+  let fixture: FixtureServer | undefined;
+  const errors: BenchError[] = [];
+  try {
+    fixture = await startFixtureServer();
+    const base = fixture.url;
+    log(`fixture server on ${base}; chromium ${resolved.executablePath}`);
+
+    const floor = new FloorSystem(resolved.executablePath, args, options.opTimeoutMs);
+    systems.push(floor);
+    hooks.onSystem?.(floor);
+    const service = new ServiceSystem({
+      repoRoot: REPO_ROOT,
+      executablePath: resolved.executablePath,
+      timeoutMs: options.opTimeoutMs,
+    });
+    systems.push(service);
+    hooks.onSystem?.(service);
+    let peer: PeerSystem | undefined;
+    if (!options.skipPeer) {
+      peer = new PeerSystem({
+        executablePath: resolved.executablePath,
+        args,
+        runningAsRoot: root,
+        timeoutMs: options.opTimeoutMs,
+        repoRoot: REPO_ROOT,
+      });
+      systems.push(peer);
+      hooks.onSystem?.(peer);
+    }
+    for (const sys of systems) {
+      log(`starting ${sys.name} …`);
+      await guard(sys.start(), `${sys.name} start`, 120_000);
+      log(`${sys.name} ready (browser pid ${sys.browserRoots().join(', ')})`);
+    }
+
+    // ---- latency: every operation, interleaved across systems ----
+    const latency = {} as Record<OpId, LatencyEntry>;
+    for (const { id, label } of LATENCY_OPS) {
+      latency[id] = {
+        label,
+        samples: {},
+        summary: {},
+        unsupported: systems.filter((s) => s.unsupported.has(id)).map((s) => s.name),
+        serviceServerSide: [],
+        serviceServerSummary: null,
+      };
+    }
+    const state = new Map<SystemName, SysState>(
+      systems.map((s) => [s.name, { main: undefined, tmp: undefined }]),
+    );
+    const mainOf = (st: SysState): BenchSession => {
+      if (!st.main) throw new Error('no main session');
+      return st.main;
+    };
+    const url = (p: string): string => `${base}${p}`;
+    /** The end-to-end flow: create → goto /static (load) → text of main → close (closed even on failure). */
+    const flow = async (sys: BenchSystem): Promise<void> => {
+      const s = await sys.createSession({ open: false });
+      try {
+        await s.goto(url('/static'), 'load');
+        mustContain(await s.readText('main', 'Static content'), 'Static content');
+      } finally {
+        await s.close();
+      }
+    };
+    const steps: Step[] = [
+      {
+        id: 'session.create',
+        label: 'create',
+        run: async (sys, st) =>
+          timed(async () => {
+            st.tmp = await sys.createSession();
+          }),
+      },
+      {
+        id: 'session.close',
+        label: 'close',
+        run: async (_sys, st) => {
+          const s = st.tmp;
+          st.tmp = undefined;
+          return s ? timed(() => s.close()) : undefined;
+        },
+      },
+      {
+        id: 'goto.static.load',
+        label: 'goto',
+        run: async (_s, st) => timed(() => mainOf(st).goto(url('/static'), 'load')),
+      },
+      {
+        id: 'goto.projects.networkidle',
+        label: 'networkidle',
+        run: async (_s, st) => timed(() => mainOf(st).goto(url('/projects'), 'networkidle')),
+      },
+      {
+        id: 'goto.projects.loadText',
+        label: 'load+text',
+        run: async (_s, st) => timed(() => mainOf(st).gotoAndWaitForText(url('/projects'), 'Apollo')),
+      },
+      {
+        id: 'text.main.first',
+        label: 'text',
+        run: async (_s, st) =>
+          timed(async () => mustContain(await mainOf(st).readText('main', 'Apollo'), 'Apollo')),
+      },
+      {
+        id: 'text.main.repeat',
+        label: 'text again',
+        run: async (_s, st) =>
+          timed(async () => mustContain(await mainOf(st).readText('main', 'Apollo'), 'Apollo')),
+      },
+      {
+        id: 'setup',
+        label: 'prepare click',
+        run: async (_s, st) => {
+          await mainOf(st).prepare(NEW_PROJECT);
+          return undefined;
+        },
+      },
+      { id: 'click', label: 'click', run: async (_s, st) => timed(() => mainOf(st).click(NEW_PROJECT)) },
+      {
+        id: 'setup',
+        label: 'goto /form',
+        run: async (_s, st) => {
+          await mainOf(st).goto(url('/form'), 'load');
+          await mainOf(st).prepare(NAME_INPUT);
+          return undefined;
+        },
+      },
+      {
+        id: 'fill',
+        label: 'fill',
+        run: async (_s, st, i) => timed(() => mainOf(st).fill(NAME_INPUT, `Zephyr ${i}`)),
+      },
+      { id: 'screenshot', label: 'screenshot', run: async (_s, st) => timed(() => mainOf(st).screenshot()) },
+      {
+        id: 'setup',
+        label: 'goto /big',
+        run: async (_s, st) => {
+          await mainOf(st).goto(url('/big'), 'load');
+          return undefined;
+        },
+      },
+      {
+        id: 'text.big',
+        label: 'big text',
+        run: async (_s, st) =>
+          timed(async () =>
+            mustContain(await mainOf(st).readText('main', 'Paragraph 1800'), 'Paragraph 1800'),
+          ),
+      },
+      { id: 'flow', label: 'flow', run: async (sys) => timed(() => flow(sys)) },
+    ];
+
+    const recordError = (phase: string, sys: BenchSystem, op: string, error: unknown): void => {
+      const message = error instanceof Error ? error.message : String(error);
+      errors.push({ phase, system: sys.name, op, message });
+      log(`  ! ${sys.name} ${op}: ${message.split('\n')[0] ?? ''}`);
+      const count = errors.filter((e) => e.system === sys.name).length;
+      if (count > 20) throw new Error(`${sys.name}: more than 20 errors; stopping (last: ${message})`);
+    };
+    const renewMain = async (sys: BenchSystem, st: SysState): Promise<void> => {
+      const old = st.main;
+      st.main = undefined;
+      if (old)
+        await guard(old.close(), `${sys.name} close`).catch((e: unknown) =>
+          recordError('latency', sys, 'close (recovery)', e),
+        );
+      st.main = await guard(sys.createSession(), `${sys.name} create`);
+    };
+
+    for (const sys of systems) {
+      const st = state.get(sys.name);
+      if (st) st.main = await guard(sys.createSession(), `${sys.name} create`);
+    }
+    const total = options.warmup + options.iterations;
+    log(
+      `latency: ${options.iterations} iterations after ${options.warmup} warm-up, systems ${systems.map((s) => s.name).join(', ')}`,
+    );
+    for (let i = 0; i < total; i++) {
+      const t0 = performance.now();
+      const record = i >= options.warmup;
+      const order = rotate(systems, i);
+      for (const step of steps) {
+        for (const sys of order) {
+          checkAbort();
+          if (step.id !== 'setup' && sys.unsupported.has(step.id)) continue;
+          const st = state.get(sys.name);
+          if (!st) continue;
+          try {
+            const clock = record && step.id !== 'setup' ? sys.serverClockMs?.bind(sys) : undefined;
+            const before = clock ? await guard(clock(), `${sys.name} server clock`) : undefined;
+            const ms = await guard(step.run(sys, st, i), `${sys.name} ${step.label}`);
+            if (ms !== undefined && record && step.id !== 'setup') {
+              const entry = latency[step.id];
+              (entry.samples[sys.name] ??= []).push(ms);
+              if (clock && before !== undefined)
+                entry.serviceServerSide.push((await guard(clock(), `${sys.name} server clock`)) - before);
+            }
+          } catch (error) {
+            if (error instanceof AbortedError || signal.aborted) throw error;
+            recordError('latency', sys, step.id === 'setup' ? step.label : step.id, error);
+            await renewMain(sys, st);
+          }
+        }
+      }
+      const flowMs = (s: SystemName): string => {
+        const v = latency.flow.samples[s]?.at(-1);
+        return v === undefined || !record ? '' : ` ${s} flow ${v.toFixed(0)} ms`;
+      };
+      log(
+        `latency ${i + 1}/${total}${record ? '' : ' (warm-up)'} in ${((performance.now() - t0) / 1000).toFixed(1)} s;` +
+          systems.map((s) => flowMs(s.name)).join(','),
+      );
+    }
+    for (const { id } of LATENCY_OPS) {
+      const entry = latency[id];
+      for (const sys of systems) {
+        const samples = entry.samples[sys.name];
+        if (samples && samples.length > 0) entry.summary[sys.name] = summarize(samples);
+      }
+      if (entry.serviceServerSide.length > 0) entry.serviceServerSummary = summarize(entry.serviceServerSide);
+    }
+
+    // ---- Playwright's own networkidle on the floor: does it fire at all on /projects? ----
+    const probeMs = options.smoke ? 3000 : 5000;
+    const floorNativeNetworkidle = {
+      static: await guard(
+        floor.nativeNetworkidle(url('/static'), probeMs),
+        'floor networkidle probe',
+        probeMs + 10_000,
+      ),
+      projects: await guard(
+        floor.nativeNetworkidle(url('/projects'), probeMs),
+        'floor networkidle probe',
+        probeMs + 10_000,
+      ),
+      timeoutMs: probeMs,
+    };
+    log(
+      `floor native networkidle: /static ${floorNativeNetworkidle.static.fired ? `${floorNativeNetworkidle.static.ms.toFixed(0)} ms` : 'never fired'}, ` +
+        `/projects ${floorNativeNetworkidle.projects.fired ? `${floorNativeNetworkidle.projects.ms.toFixed(0)} ms` : `never fired within ${probeMs} ms`}`,
+    );
+
+    // ---- characters returned for "what does the page say" ----
+    const chars: PerSystem<TextRead> = {};
+    for (const sys of systems) {
+      const st = state.get(sys.name);
+      if (!st) continue;
+      try {
+        const main = mainOf(st);
+        await guard(main.gotoAndWaitForText(url('/projects'), 'Apollo'), `${sys.name} chars goto`);
+        const read = await guard(main.readPage('Apollo'), `${sys.name} chars read`);
+        mustContain(read, 'Apollo');
+        chars[sys.name] = read;
+        log(`chars: ${sys.name} ${read.responseChars} received (${read.textChars} of text)`);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        recordError('chars', sys, 'read page', error);
+      }
+    }
+    for (const sys of systems) {
+      const st = state.get(sys.name);
+      const s = st?.main;
+      if (st) st.main = undefined;
+      if (s)
+        await guard(s.close(), `${sys.name} close`).catch((e: unknown) =>
+          recordError('latency', sys, 'close', e),
+        );
+    }
+
+    // ---- memory per idle session ----
+    const settle = async (sys: BenchSystem): Promise<ReturnType<typeof treeMemory>> => {
+      await sleep(options.memorySettle.minMs);
+      const until = performance.now() + options.memorySettle.maxMs;
+      let last = treeMemory(sys.browserRoots());
+      while (performance.now() < until) {
+        checkAbort();
+        await sleep(500);
+        const now = treeMemory(sys.browserRoots());
+        const moved = Math.abs(now.pssKiB - last.pssKiB) / Math.max(1, last.pssKiB);
+        last = now;
+        if (moved < 0.01) break;
+      }
+      return last;
+    };
+    const inBatches = async <T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> => {
+      for (let k = 0; k < items.length; k += width) await Promise.all(items.slice(k, k + width).map(fn));
+    };
+    const memory: BenchResults['memory'] = [];
+    for (const n of options.memoryLevels) {
+      const level: { sessions: number; systems: PerSystem<MemoryPoint> } = { sessions: n, systems: {} };
+      for (const sys of systems) {
+        checkAbort();
+        const sessions: BenchSession[] = [];
+        try {
+          const before = await settle(sys);
+          await inBatches(
+            Array.from({ length: n }, (_, k) => k),
+            4,
+            async () => {
+              const s = await guard(sys.createSession(), `${sys.name} create`);
+              sessions.push(s);
+              await guard(s.goto(url('/static'), 'load'), `${sys.name} goto`);
+            },
+          );
+          const after = await settle(sys);
+          const point: MemoryPoint = {
+            sessions: n,
+            baselinePssKiB: before.pssKiB,
+            totalPssKiB: after.pssKiB,
+            baselinePrivateKiB: before.privateKiB,
+            totalPrivateKiB: after.privateKiB,
+            processes: after.processes,
+            perSessionPssMiB: (after.pssKiB - before.pssKiB) / n / 1024,
+            perSessionPrivateMiB: (after.privateKiB - before.privateKiB) / n / 1024,
+            totalPerSessionPssMiB: after.pssKiB / n / 1024,
+          };
+          level.systems[sys.name] = point;
+          log(
+            `memory: ${sys.name} ${n} sessions: ${point.perSessionPssMiB.toFixed(1)} MiB PSS each ` +
+              `(baseline ${(before.pssKiB / 1024).toFixed(0)} MiB, total ${(after.pssKiB / 1024).toFixed(0)} MiB, ${after.processes} processes)`,
+          );
+        } catch (error) {
+          if (signal.aborted) throw error;
+          recordError('memory', sys, `${n} sessions`, error);
+        } finally {
+          await inBatches(sessions, 4, async (s) => {
+            await guard(s.close(), `${sys.name} close`).catch((e: unknown) =>
+              recordError('memory', sys, 'close', e),
+            );
+          });
+        }
+      }
+      memory.push(level);
+    }
+
+    // ---- throughput: concurrent clients each looping the flow ----
+    const throughput: BenchResults['throughput'] = [];
+    for (const [li, clients] of options.concurrency.entries()) {
+      const level: BenchResults['throughput'][number] = {
+        clients,
+        flowsPerClient: options.flowsPerClient,
+        systems: {},
+      };
+      for (const sys of rotate(systems, li)) {
+        checkAbort();
+        let flows = 0;
+        let failed = 0;
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: clients }, async () => {
+            for (let f = 0; f < options.flowsPerClient; f++) {
+              checkAbort();
+              try {
+                await guard(flow(sys), `${sys.name} flow`);
+                flows++;
+              } catch (error) {
+                if (signal.aborted) throw error;
+                failed++;
+                recordError('throughput', sys, `flow at ${clients} clients`, error);
+              }
+            }
+          }),
+        );
+        const seconds = (performance.now() - t0) / 1000;
+        const point: ThroughputPoint = {
+          clients,
+          flows,
+          seconds,
+          flowsPerSec: flows / seconds,
+          errors: failed,
+        };
+        level.systems[sys.name] = point;
+        log(
+          `throughput: ${sys.name} ${clients} clients: ${point.flowsPerSec.toFixed(2)} flows/s (${flows} flows in ${seconds.toFixed(1)} s)`,
+        );
+      }
+      throughput.push(level);
+    }
+
+    // ---- results ----
+    const floorPkg = JSON.parse(
+      readFileSync(createRequire(import.meta.url).resolve('playwright-core/package.json'), 'utf8'),
+    ) as { version?: string };
+    const peerInfo = peer ? peerPackage() : undefined;
+    const browserCommands: PerSystem<string[]> = {};
+    for (const sys of systems) browserCommands[sys.name] = sys.browserCommand();
+    const cpus = os.cpus();
+    const results: BenchResults = {
+      meta: {
+        date: new Date().toISOString(),
+        durationSec: (performance.now() - started) / 1000,
+        smoke: options.smoke,
+        iterations: options.iterations,
+        warmup: options.warmup,
+        nproc: os.availableParallelism(),
+        cpuModel: cpus[0]?.model ?? 'unknown',
+        totalMemGiB: os.totalmem() / 1024 ** 3,
+        node: process.version,
+        os: `${os.type()} ${os.release()} ${os.arch()}`,
+        chromium: floor.version(),
+        chromiumPath: resolved.executablePath,
+        serviceCommit: gitCommit(),
+        floorPlaywright: floorPkg.version ?? 'unknown',
+        peer: peerInfo
+          ? { package: '@playwright/mcp', version: peerInfo.version, playwright: peerInfo.playwright }
+          : null,
+        systems: systems.map((s) => s.name),
+        memoryLevels: options.memoryLevels,
+        concurrency: options.concurrency,
+        flowsPerClient: options.flowsPerClient,
+        browserCommands,
+        loadavg: { start: loadStart, end: os.loadavg()[0] ?? Number.NaN },
+      },
+      latency,
+      floorNativeNetworkidle,
+      chars,
+      memory,
+      throughput,
+      targets: [],
+      errors,
+    };
+    results.targets = computeTargets(results);
+
+    await mkdir(options.outDir, { recursive: true });
+    const stamp = results.meta.date.replace(/[:.]/g, '-');
+    const rawPath = path.join(options.outDir, `raw-${stamp}.json`);
+    await writeFile(rawPath, `${JSON.stringify(results, null, 2)}\n`);
+    await writeReport(results, rawPath, options.resultsPath);
+    log(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} and ${path.relative(REPO_ROOT, rawPath)}`);
+    for (const t of results.targets)
+      log(`target ${t.id}: ${t.measured} → ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`);
+    return { results, rawPath, resultsPath: options.resultsPath };
+  } finally {
+    clearTimeout(deadlineTimer);
+    for (const sys of [...systems].reverse()) {
+      await sys
+        .stop()
+        .catch((error: unknown) => process.stderr.write(`stopping ${sys.name} failed: ${String(error)}\n`));
+    }
+    await fixture?.close();
+    log('stopped every process the run started');
+  }
+}
+
+/** CLI entry: SIGINT/SIGTERM abort the run; a second signal, or 20 s without a clean stop, kills by pid. */
+async function cli(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.render !== undefined) {
+    const results = JSON.parse(readFileSync(options.render, 'utf8')) as BenchResults;
+    await writeReport(results, options.render, options.resultsPath);
+    process.stdout.write(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} from ${options.render}\n`);
+    return;
+  }
+  const controller = new AbortController();
+  const systems: BenchSystem[] = [];
+  let interrupted = false;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (interrupted) {
+      for (const s of systems) s.killNow();
+      process.exit(130);
+    }
+    interrupted = true;
+    process.stderr.write(`\n${sig}: stopping the benchmark and every process it started …\n`);
+    controller.abort(new AbortedError());
+    setTimeout(() => {
+      for (const s of systems) s.killNow();
+      process.exit(130);
+    }, 20_000).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await main(options, { signal: controller.signal, onSystem: (s) => systems.push(s) });
+  } catch (error) {
+    if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');
+    else
+      process.stderr.write(
+        `benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+    process.exitCode = interrupted ? 130 : 1;
+  }
+}
+
+const invokedPath = process.argv[1];
+if (invokedPath !== undefined && import.meta.url === pathToFileURL(path.resolve(invokedPath)).href) {
+  await cli();
+}

@@ -1,0 +1,309 @@
+// This service over HTTP /rpc: spawned as a child process, called with keep-alive connections.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import {
+  chromiumRoots,
+  cmdline,
+  freePort,
+  killTreeNow,
+  readProc,
+  spawnLogged,
+  stopTree,
+  type ProcInfo,
+  type Spawned,
+} from '../lib/proc.js';
+import { sleep } from '../lib/stats.js';
+import type { BenchSession, BenchSystem, Target, TextRead } from './types.js';
+
+interface RpcResponse {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+export class RpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${code} ${message}`);
+    this.name = 'RpcError';
+  }
+}
+
+class StaleSocketError extends Error {
+  constructor(cause: Error) {
+    super(`stale keep-alive socket: ${cause.message}`, { cause });
+    this.name = 'StaleSocketError';
+  }
+}
+
+/** A minimal JSON-RPC client on node:http with a keep-alive agent (no per-call connection set-up). */
+export class RpcClient {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  private nextId = 1;
+
+  constructor(
+    private readonly port: number,
+    private readonly apiKey: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Calls one method; returns the result and the size of the whole response body (what a caller reads). */
+  async call(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<{ result: Record<string, unknown>; chars: number }> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
+    const text = await this.post('/rpc', body);
+    const reply = JSON.parse(text) as RpcResponse;
+    if (reply.error) throw new RpcError(method, reply.error.code, reply.error.message);
+    if (!reply.result) throw new RpcError(method, 0, 'response without result');
+    return { result: reply.result, chars: text.length };
+  }
+
+  /**
+   * POST, retried once when a reused keep-alive socket turns out to have been closed by the server
+   * (its keepAliveTimeout ran out while the socket sat idle): that request never reached it.
+   */
+  private async post(path: string, body: string): Promise<string> {
+    try {
+      return await this.postOnce(path, body);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return this.postOnce(path, body);
+    }
+  }
+
+  private postOnce(path: string, body: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path,
+          method: 'POST',
+          agent: this.agent,
+          timeout: this.timeoutMs,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-api-key': this.apiKey,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200)
+              reject(new Error(`HTTP ${res.statusCode ?? '?'}: ${text.slice(0, 300)}`));
+            else resolve(text);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer from ${path} within ${this.timeoutMs} ms`)));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (req.reusedSocket && error.code === 'ECONNRESET') reject(new StaleSocketError(error));
+        else reject(error);
+      });
+      req.end(body);
+    });
+  }
+
+  /** GET (with the key); resolves with the status code and the body. */
+  get(path: string): Promise<{ status: number; body: string }> {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path,
+          method: 'GET',
+          agent: this.agent,
+          timeout: 5000,
+          headers: { 'x-api-key': this.apiKey },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  destroy(): void {
+    this.agent.destroy();
+  }
+}
+
+function textResult(result: Record<string, unknown>, chars: number, probe: string | undefined): TextRead {
+  const text = typeof result.text === 'string' ? result.text : '';
+  return {
+    textChars: text.length,
+    responseChars: chars,
+    contains: probe === undefined || text.includes(probe),
+  };
+}
+
+class ServiceSession implements BenchSession {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly id: string,
+  ) {}
+
+  private call(method: string, params: Record<string, unknown> = {}) {
+    return this.rpc.call(method, { session_id: this.id, ...params });
+  }
+
+  async goto(url: string, waitUntil: 'load' | 'networkidle'): Promise<void> {
+    await this.call('page.goto', { url, waitUntil });
+  }
+
+  async gotoAndWaitForText(url: string, text: string): Promise<void> {
+    await this.call('page.goto', { url, waitUntil: 'load' });
+    // page.text waits for its selector to match: the service's way to wait for rendered text.
+    await this.call('page.text', { selector: `text=${text}`, maxChars: 200 });
+  }
+
+  async readText(selector: string, probe?: string): Promise<TextRead> {
+    const { result, chars } = await this.call('page.text', { selector, maxChars: 2_000_000 });
+    return textResult(result, chars, probe);
+  }
+
+  async readPage(probe?: string): Promise<TextRead> {
+    const { result, chars } = await this.call('page.text', {});
+    return textResult(result, chars, probe);
+  }
+
+  async prepare(_target: Target): Promise<void> {
+    // Selectors need no preparation.
+  }
+
+  async click(target: Target): Promise<void> {
+    await this.call('page.click', { selector: target.selector });
+  }
+
+  async fill(target: Target, value: string): Promise<void> {
+    await this.call('page.fill', { selector: target.selector, value });
+  }
+
+  async screenshot(): Promise<number> {
+    const { result } = await this.call('screenshot', {});
+    const data = typeof result.base64 === 'string' ? result.base64 : '';
+    return Math.floor((data.length * 3) / 4);
+  }
+
+  async close(): Promise<void> {
+    await this.call('session.close');
+  }
+}
+
+export interface ServiceOptions {
+  repoRoot: string;
+  executablePath: string;
+  timeoutMs: number;
+  /** Extra environment for the child (MAX_SESSIONS etc. are set here and may be overridden). */
+  env?: Record<string, string>;
+}
+
+export class ServiceSystem implements BenchSystem {
+  readonly name = 'service';
+  readonly unsupported = new Set<string>();
+  private spawned: Spawned | undefined;
+  private self: ProcInfo | undefined;
+  private rpc: RpcClient | undefined;
+  private roots: ProcInfo[] = [];
+  port = 0;
+
+  constructor(private readonly options: ServiceOptions) {}
+
+  async start(): Promise<void> {
+    this.port = await freePort();
+    const apiKey = randomBytes(18).toString('base64url');
+    this.spawned = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: this.options.repoRoot,
+      env: {
+        ...process.env,
+        PORT: String(this.port),
+        HOST: '127.0.0.1',
+        API_KEY: apiKey,
+        LOG_LEVEL: 'warn',
+        MAX_SESSIONS: '40',
+        RATE_LIMIT_MAX: '1000000',
+        CHROMIUM_PATH: this.options.executablePath,
+        CONFIG_FILE: '',
+        ...this.options.env,
+      },
+    });
+    this.self = readProc(this.spawned.pid);
+    this.rpc = new RpcClient(this.port, apiKey, this.options.timeoutMs);
+    const deadline = Date.now() + 90_000;
+    let exited = false;
+    void this.spawned.exited.then(() => {
+      exited = true;
+    });
+    for (;;) {
+      if (exited) throw new Error(`service exited during start-up:\n${this.spawned.tail()}`);
+      if (Date.now() > deadline) throw new Error(`service not ready within 90 s:\n${this.spawned.tail()}`);
+      const status = await this.rpc.get('/readyz').then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      await sleep(100);
+    }
+    this.roots = chromiumRoots(this.spawned.pid);
+    if (this.roots.length === 0) throw new Error('service: ready, but no Chromium process found under it');
+  }
+
+  async createSession(): Promise<BenchSession> {
+    if (!this.rpc) throw new Error('service not started');
+    const { result } = await this.rpc.call('session.create', {});
+    const id = result.session_id;
+    if (typeof id !== 'string') throw new Error('session.create returned no session_id');
+    return new ServiceSession(this.rpc, id);
+  }
+
+  async serverClockMs(): Promise<number> {
+    if (!this.rpc) throw new Error('service not started');
+    const { status, body } = await this.rpc.get('/metrics');
+    if (status !== 200) throw new Error(`/metrics answered ${status}`);
+    let seconds = 0;
+    for (const m of body.matchAll(/^rpc_request_duration_seconds_sum(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm))
+      seconds += Number(m[1]);
+    return seconds * 1000;
+  }
+
+  browserRoots(): number[] {
+    // The service relaunches a crashed browser: look again rather than trust the start-up pid.
+    if (this.spawned) this.roots = chromiumRoots(this.spawned.pid);
+    return this.roots.map((p) => p.pid);
+  }
+
+  browserCommand(): string[] {
+    const root = this.roots[0];
+    return root ? cmdline(root.pid) : [];
+  }
+
+  async stop(): Promise<void> {
+    this.rpc?.destroy();
+    const spawned = this.spawned;
+    this.spawned = undefined;
+    if (spawned) await stopTree(spawned, 15_000);
+    for (const root of this.roots) killTreeNow(root);
+  }
+
+  killNow(): void {
+    for (const root of this.roots) killTreeNow(root);
+    if (this.self) killTreeNow(this.self);
+  }
+}

@@ -1,0 +1,108 @@
+// Smoke test of the benchmark (bench/run.ts): tiny counts, floor and service only. It checks that a run
+// produces every measure as a finite number and stops what it started; it asserts no timing.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultOptions, main, type BenchOutput } from '../../bench/run.js';
+import { LATENCY_OPS } from '../../bench/lib/results.js';
+import type { BenchSystem } from '../../bench/systems/types.js';
+
+const finite = (x: number | undefined): boolean => typeof x === 'number' && Number.isFinite(x);
+
+let outDir: string | undefined;
+
+afterAll(async () => {
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('benchmark smoke run', () => {
+  it('produces every measure with finite numbers, writes its files, and stops every process', async () => {
+    outDir = await mkdtemp(path.join(tmpdir(), 'bench-smoke-'));
+    const options = {
+      ...defaultOptions(true),
+      skipPeer: true,
+      quiet: true,
+      outDir,
+      resultsPath: path.join(outDir, 'RESULTS.md'),
+      iterations: 2,
+      warmup: 0,
+      memoryLevels: [1, 2],
+      concurrency: [1, 2],
+      flowsPerClient: 1,
+    };
+    const systems: BenchSystem[] = [];
+    const out: BenchOutput = await main(options, { onSystem: (s) => systems.push(s) });
+    const r = out.results;
+
+    expect(r.meta.systems).toEqual(['floor', 'service']);
+    expect(r.errors).toEqual([]);
+    for (const { id } of LATENCY_OPS) {
+      for (const sys of ['floor', 'service'] as const) {
+        const summary = r.latency[id].summary[sys];
+        expect(summary, `${id} ${sys}`).toBeDefined();
+        expect(summary?.n, `${id} ${sys}`).toBe(2);
+        expect(finite(summary?.p50) && finite(summary?.p90), `${id} ${sys}`).toBe(true);
+      }
+      expect(r.latency[id].serviceServerSide).toHaveLength(2);
+    }
+    expect(r.floorNativeNetworkidle?.static.fired).toBe(true);
+
+    for (const sys of ['floor', 'service'] as const) {
+      expect(r.chars[sys]?.textChars).toBeGreaterThan(0);
+      expect(finite(r.chars[sys]?.responseChars)).toBe(true);
+    }
+
+    expect(r.memory.map((m) => m.sessions)).toEqual([1, 2]);
+    for (const level of r.memory) {
+      for (const sys of ['floor', 'service'] as const) {
+        const p = level.systems[sys];
+        expect(finite(p?.perSessionPssMiB) && finite(p?.totalPssKiB), `memory ${level.sessions} ${sys}`).toBe(
+          true,
+        );
+        expect(p?.totalPssKiB).toBeGreaterThan(0);
+      }
+    }
+
+    expect(r.throughput.map((t) => t.clients)).toEqual([1, 2]);
+    for (const level of r.throughput) {
+      for (const sys of ['floor', 'service'] as const) {
+        const p = level.systems[sys];
+        expect(p?.flows, `throughput ${level.clients} ${sys}`).toBe(level.clients);
+        expect(p?.flowsPerSec).toBeGreaterThan(0);
+      }
+    }
+
+    expect(r.targets.map((t) => t.id).sort()).toEqual(
+      [
+        'chars',
+        'flow',
+        'goto.projects.networkidle',
+        'memory',
+        'session.create',
+        'text.main.repeat',
+        'throughput',
+      ].sort(),
+    );
+    for (const t of r.targets.filter((t) => t.id !== 'chars')) {
+      expect(finite(t.value ?? undefined), t.id).toBe(true);
+      expect(typeof t.met, t.id).toBe('boolean');
+    }
+
+    const raw = JSON.parse(await readFile(out.rawPath, 'utf8')) as { latency: Record<string, unknown> };
+    expect(Object.keys(raw.latency)).toEqual(LATENCY_OPS.map((o) => o.id));
+    const markdown = await readFile(out.resultsPath, 'utf8');
+    expect(markdown).toContain('## Targets');
+    expect(markdown).toContain('smoke run');
+
+    // Every browser the run started is gone (the service's child process took its browser with it).
+    expect(systems.map((s) => s.name)).toEqual(['floor', 'service']);
+    for (const sys of systems) {
+      const roots = sys.browserRoots();
+      expect(roots.length, sys.name).toBeGreaterThan(0);
+      for (const pid of roots)
+        expect(existsSync(`/proc/${pid}/stat`), `${sys.name} browser ${pid}`).toBe(false);
+    }
+  }, 180_000);
+});
