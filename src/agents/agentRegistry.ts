@@ -431,6 +431,7 @@ export class AgentRegistry {
 
   /** The grace ran out without the agent coming back: its evaluations fail and it is forgotten. */
   private expire(agent: Agent): void {
+    clearTimeout(agent.grace);
     agent.grace = undefined;
     if (agent.link !== undefined) return;
     for (const call of [...agent.calls.values()]) {

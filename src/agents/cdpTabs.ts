@@ -89,6 +89,8 @@ export class CdpTabs {
     tabId: string,
     adopt: (tab: TabPage) => Promise<string>,
     live: (sessionId: string) => boolean,
+    /** Ends a session that was made after the deadline had already failed the call. */
+    undo: (sessionId: string) => Promise<void>,
   ): Promise<string> {
     const existing = this.sessions.get(tabId);
     if (existing !== undefined && live(existing)) return Promise.resolve(existing);
@@ -96,16 +98,25 @@ export class CdpTabs {
     if (pending === undefined) {
       // Finding the page, routing it and adopting it: each step talks to the browser, so all are bounded.
       const timeoutMs = PAGE_APPEAR_TIMEOUT_MS + this.options.commandTimeoutMs;
+      let timedOut = false;
       const work = (async () => {
         const sessionId = await adopt(await this.page(tabId));
+        // Attached after the caller was told it failed: undo it, so no session nobody knows of lingers.
+        if (timedOut) {
+          await undo(sessionId);
+          throw new DeadlineError(
+            'tabs.attach',
+            timeoutMs,
+            `: tab ${tabId} was attached too late and detached again`,
+          );
+        }
         this.sessions.set(tabId, sessionId);
         return sessionId;
       })();
-      pending = withDeadline(
-        work,
-        timeoutMs,
-        () => new DeadlineError('tabs.attach', timeoutMs, `: tab ${tabId} could not be attached in time`),
-      ).finally(() => this.attaching.delete(tabId));
+      pending = withDeadline(work, timeoutMs, () => {
+        timedOut = true;
+        return new DeadlineError('tabs.attach', timeoutMs, `: tab ${tabId} could not be attached in time`);
+      }).finally(() => this.attaching.delete(tabId));
       this.attaching.set(tabId, pending);
     }
     return pending;

@@ -93,11 +93,6 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
     }
   }
 
-  /** Waits for a relaunch in progress (bounded by the caller). */
-  async whenReady(): Promise<void> {
-    if (this.relaunching) await this.relaunching;
-  }
-
   async newContext(options: BrowserContextOptions): Promise<BrowserContext> {
     const browser = this.current;
     if (browser === undefined || !browser.isConnected()) throw new BrowserUnavailableError();

@@ -74,10 +74,6 @@ export class SessionRegistry {
     this.pool.fill();
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   async create(options: NewSessionOptions): Promise<Session> {
     if (this.sessions.size + this.reserved >= this.options.maxSessions) {
       throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());

@@ -434,5 +434,3 @@ export const pageMethods = [
   pageFill,
   pagePress,
 ];
-
-export { MAX_TIMEOUT_MS };

@@ -136,6 +136,9 @@ export const tabsAttach = defineMethod({
       params.tabId,
       (tab) => adoptTab(services, tab),
       (id) => services.sessions.get(id) !== undefined,
+      async (id) => {
+        await services.sessions.close(id);
+      },
     );
     const session = services.sessions.resolve(sessionId);
     return { session_id: sessionId, tabId: params.tabId, url: session.page.url() };
