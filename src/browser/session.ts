@@ -5,6 +5,7 @@ import { RingBuffer } from './ringBuffer.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { SessionNotFoundError, withDeadline, type MissingReason } from './browserErrors.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
+import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
@@ -28,34 +29,12 @@ const ADOPTED_PAGE_EVENTS = [
   'close',
 ] as const;
 
-export interface ConsoleEntry {
-  type: string;
-  text: string;
-  location?: string;
-  timestamp: string;
-}
-
-export interface PageErrorEntry {
-  message: string;
-  stack?: string;
-  timestamp: string;
-}
-
-export interface NetworkEntry {
-  url: string;
-  status: number | null;
-  method: string;
-  resourceType: string;
-  failure?: string;
-  blocked?: boolean;
-  timestamp: string;
-}
+export type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 
 export interface BlockedEntry {
   url: string;
   reason: string;
   resourceType: string;
-  isNavigation: boolean;
   mainFrame: boolean;
 }
 
@@ -168,7 +147,6 @@ export class Session {
           url,
           reason: verdict.reason,
           resourceType: 'document',
-          isNavigation: true,
           mainFrame: false,
         });
       }
@@ -261,7 +239,6 @@ export class Session {
       url: request.url(),
       reason,
       resourceType: request.resourceType(),
-      isNavigation: request.isNavigationRequest(),
       mainFrame,
     });
   }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ConsoleEntrySchema, NetworkEntrySchema, PageErrorEntrySchema } from '../browser/signalEntries.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
 import { rpcError } from '../rpc/errors.js';
 import { timeoutParam } from './common.js';
@@ -12,17 +13,8 @@ export const logsPull = defineSessionMethod({
     'Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull',
   params: {},
   result: Type.Object({
-    console: Type.Array(
-      Type.Object({
-        type: Type.String({ description: 'log, error, warning, info, debug …, or dialog / popup.' }),
-        text: Type.String(),
-        location: Type.Optional(Type.String({ description: 'url:line:column of the call.' })),
-        timestamp: Type.String(),
-      }),
-    ),
-    pageErrors: Type.Array(
-      Type.Object({ message: Type.String(), stack: Type.Optional(Type.String()), timestamp: Type.String() }),
-    ),
+    console: Type.Array(ConsoleEntrySchema),
+    pageErrors: Type.Array(PageErrorEntrySchema),
     dropped: Type.Object(
       { console: Type.Integer(), pageErrors: Type.Integer() },
       { description: 'Entries dropped because the ring buffer (CONSOLE_BUFFER_SIZE) was full.' },
@@ -52,21 +44,7 @@ export const networkPull = defineSessionMethod({
     }),
   },
   result: Type.Object({
-    requests: Type.Array(
-      Type.Object({
-        url: Type.String(),
-        status: Type.Union([Type.Integer(), Type.Null()], {
-          description: 'HTTP status; null when the request failed without a response.',
-        }),
-        method: Type.String(),
-        resourceType: Type.String({ description: 'document, script, fetch, xhr, image …' }),
-        failure: Type.Optional(
-          Type.String({ description: 'Why the request failed (net::ERR_…, or blocked by the allow-list).' }),
-        ),
-        blocked: Type.Optional(Type.Boolean({ description: 'True when the allow-list refused it.' })),
-        timestamp: Type.String(),
-      }),
-    ),
+    requests: Type.Array(NetworkEntrySchema),
     dropped: Type.Integer({
       description: 'Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full.',
     }),
