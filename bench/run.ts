@@ -1,7 +1,7 @@
 // The benchmark: the floor (Playwright in-process), this service over HTTP /rpc, and @playwright/mcp,
 // side by side in one run with iterations interleaved. Run with `npm run bench` (see bench/README.md).
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -31,6 +31,7 @@ import { ServiceSystem } from './systems/service.js';
 import type { BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ANALYSIS_PATH = path.join(REPO_ROOT, 'bench', 'ANALYSIS.md');
 
 export interface BenchOptions {
   iterations: number;
@@ -146,8 +147,11 @@ export async function writeReport(
   resultsPath: string,
 ): Promise<void> {
   results.targets = computeTargets(results);
+  // The hand-written analysis of the targets (what bounds them, what was tried) rides along with
+  // every full report, so a new run does not drop it.
+  const analysis = results.meta.smoke ? '' : await readFile(ANALYSIS_PATH, 'utf8').catch(() => '');
   const markdown = await formatMarkdown(
-    renderMarkdown(results, path.relative(REPO_ROOT, rawPath)),
+    renderMarkdown(results, path.relative(REPO_ROOT, rawPath)) + (analysis ? `\n\n${analysis}` : ''),
     resultsPath,
   );
   await mkdir(path.dirname(resultsPath), { recursive: true });
