@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
-import { runCycles, snapshot, type LeakSnapshot } from '../stress/leakCheck.js';
+import { runCycles, settledSnapshot, snapshot, type LeakSnapshot } from '../stress/leakCheck.js';
 
 const CYCLES = 20;
 const FD_SLACK = 20;
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 it(`${CYCLES} create → goto → text → close cycles leave nothing behind`, { timeout: 180_000 }, async () => {
   await runCycles(service, `${fixture.url}/static`, 3);
-  const before = await snapshot(service);
+  const before = await settledSnapshot(service);
   await runCycles(service, `${fixture.url}/static`, CYCLES);
   let after: LeakSnapshot = before;
   await waitFor(

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { startFixtureServer } from '../fixtures/fixtureServer.js';
 import { startTestService, waitFor } from '../helpers/testService.js';
-import { runCycles, snapshot } from './leakCheck.js';
+import { runCycles, settledSnapshot, snapshot } from './leakCheck.js';
 
 /** Descriptors the HTTP client may still hold in its keep-alive pool after the run. */
 const FD_SLACK = 20;
@@ -16,7 +16,7 @@ const service = await startTestService({ LOG_LEVEL: 'warn' });
 let leaked = false;
 try {
   await runCycles(service, `${fixture.url}/static`, 3);
-  const before = await snapshot(service);
+  const before = await settledSnapshot(service);
   process.stdout.write(`before: ${JSON.stringify(before)}\n`);
   const started = Date.now();
   await runCycles(service, `${fixture.url}/static`, cycles, (done) =>

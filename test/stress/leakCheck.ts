@@ -28,3 +28,25 @@ export async function runCycles(
     if (progress && i % every === 0) progress(i);
   }
 }
+
+/**
+ * A baseline to compare against: taken once the service is idle and the context pool has refilled,
+ * i.e. when the Chromium process count has stayed the same for `stableMs`.
+ */
+export async function settledSnapshot(
+  service: TestService,
+  stableMs = 2000,
+  timeoutMs = 30_000,
+): Promise<LeakSnapshot> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await snapshot(service);
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await snapshot(service);
+    if (now.chromiumProcesses !== last.chromiumProcesses) since = Date.now();
+    last = now;
+    if (Date.now() - since >= stableMs) return now;
+  }
+  return last;
+}
