@@ -11,6 +11,8 @@ import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries
 export const MAX_POPUPS_PER_SESSION = 20;
 /** How long session.list waits for a page's title before it answers with the last known one. */
 const TITLE_TIMEOUT_MS = 500;
+/** How Chromium reports a request cancelled by the page itself (navigating on, closing). */
+const ABORTED = /ERR_ABORTED/;
 /** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
 const REPLACE_PAGE_TIMEOUT_MS = 15_000;
 /** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
@@ -224,7 +226,9 @@ export class Session {
       ...(blocked ? { blocked: true } : {}),
       timestamp: new Date().toISOString(),
     });
-    if (!verdict.allowed) this.recordBlocked(request, verdict.reason);
+    // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
+    // about the navigation in progress: it must not fail it.
+    if (blocked && !verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
   }
 
   private recordBlocked(request: Request, reason: string): void {

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { Response } from 'playwright-core';
 import { BLOCKED_HEADER } from '../browser/egressProxy.js';
 import { NavigationBlockedError, withDeadline } from '../browser/browserErrors.js';
-import type { BlockedEntry } from '../browser/session.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Session } from '../browser/session.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
@@ -31,12 +30,11 @@ const MAX_TEXT_CHARS = 2_000_000;
  */
 function refusedHop(
   session: Session,
-  blocked: BlockedEntry[],
   response: Response | null,
   policy: UrlPolicy,
 ): { url: string; reason: string } | undefined {
-  const main = blocked.find((b) => b.mainFrame);
-  if (main !== undefined) return main;
+  // Judged from this navigation's own response and redirect chain, never from blocked entries the
+  // page may still report about an earlier document.
   if (response?.headers()[BLOCKED_HEADER] === '1')
     return { url: response.url(), reason: 'outside the allow-list (ALLOW_HOST_REGEX)' };
   const hops: string[] = [session.page.url()];
@@ -82,7 +80,7 @@ async function navigateChecked(
     throw error;
   }
   const blocked = session.takeBlocked();
-  const hop = refusedHop(session, blocked, response, policy);
+  const hop = refusedHop(session, response, policy);
   if (hop !== undefined) throw await blockedAt(session, requested, hop);
   return {
     url: session.page.url(),
