@@ -553,7 +553,7 @@ export interface TabsOpenResult {
   status: 'opened';
 }
 
-/** Params of tabs.close: Close a tab of the CDP_URL browser (a session attached to it ends). */
+/** Params of tabs.close: Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends). */
 export interface TabsCloseParams {
   /** The tab id (its CDP target id) as tabs.list or tabs.open return it. */
   tabId: string;
@@ -922,7 +922,7 @@ export interface RpcApi {
      */
     open: (params: TabsOpenParams, options?: CallOptions) => Promise<TabsOpenResult>;
     /**
-     * Close a tab of the CDP_URL browser (a session attached to it ends).
+     * Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends).
      *
      * Needs CDP_URL: a Chrome started with --remote-debugging-port.
      *

@@ -3,7 +3,8 @@ import { DeadlineError, withDeadline } from '../browser/browserErrors.js';
 import type { Logger } from '../observability/logger.js';
 import { CdpUnavailableError, TabNotFoundError } from './agentErrors.js';
 
-/** A tab made with Target.createTarget reaches Playwright a moment later: tabs.attach looks this often… */
+/** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
+ * target list a moment later: tabs.attach and tabs.close look this often… */
 const PAGE_POLL_MS = 50;
 /** …for at most this long before it gives up. */
 const PAGE_APPEAR_TIMEOUT_MS = 5000;
@@ -76,9 +77,20 @@ export class CdpTabs {
     return targetId;
   }
 
+  /**
+   * Closes a tab and returns once the browser no longer lists it: Target.closeTarget answers before
+   * the target is destroyed, and a caller listing tabs right after must not still see it.
+   */
   async closeTab(tabId: string): Promise<void> {
     await this.requireTab(tabId);
-    await this.command('tabs.close', (cdp) => cdp.send('Target.closeTarget', { targetId: tabId }));
+    await this.command('tabs.close', async (cdp) => {
+      await cdp.send('Target.closeTarget', { targetId: tabId });
+      for (;;) {
+        const { targetInfos } = await cdp.send('Target.getTargets');
+        if (!targetInfos.some((t) => t.targetId === tabId)) return;
+        await new Promise((resolve) => setTimeout(resolve, PAGE_POLL_MS));
+      }
+    });
   }
 
   /**

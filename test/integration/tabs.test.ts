@@ -158,6 +158,9 @@ describe('tabs.* over CDP_URL', () => {
     const background = await openTab(`${fixture.url}/`, true);
     expect((await chromeTabs()).map((t) => t.id)).toContain(background);
     await service.call('tabs.close', { tabId: background });
+    // tabs.close answers once the tab is gone, not when Chromium merely accepted the request.
+    expect((await chromeTabs()).map((t) => t.id)).not.toContain(background);
+    expect((await tabs()).map((t) => t.tabId)).not.toContain(background);
   });
 
   it('tabs.open refuses a URL outside the allow-list and opens nothing', async () => {
