@@ -75,7 +75,8 @@ export const tabsOpen = defineMethod({
 
 export const tabsClose = defineMethod({
   name: 'tabs.close',
-  summary: 'Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends)',
+  summary:
+    'Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends)',
   description: CDP_NOTE,
   params: { tabId: TabId },
   result: Type.Object({
