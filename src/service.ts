@@ -7,7 +7,7 @@ import { CdpTabs } from './agents/cdpTabs.js';
 import { EvaluationLog } from './agents/evaluationLog.js';
 import { createApp } from './app.js';
 import { BrowserHost } from './browser/browserHost.js';
-import { launchArgs, resolveBrowser } from './browser/browserResolve.js';
+import { resolveBrowser, serviceLaunchArgs } from './browser/browserResolve.js';
 import { EgressProxy } from './browser/egressProxy.js';
 import { SessionRegistry } from './browser/sessionRegistry.js';
 import { UrlPolicy } from './browser/urlPolicy.js';
@@ -84,7 +84,7 @@ export async function startService(
   const browser = new BrowserHost({
     executablePath: resolved.executablePath,
     headless: config.headless,
-    args: launchArgs(process.getuid?.() === 0),
+    args: serviceLaunchArgs(process.getuid?.() === 0),
     proxyServer,
     launchTimeoutMs: config.browserLaunchTimeoutMs,
     logger,

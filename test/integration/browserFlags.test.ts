@@ -1,0 +1,57 @@
+// The service's Chromium flags: its one --disable-features switch keeps every feature Playwright
+// disables (Chromium honours only the last such switch) and adds the lean process model, and no
+// browser-UI WebUI renderer is started for a session's window.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEAN_DISABLED_FEATURES } from '../../src/browser/browserResolve.js';
+import { cmdline } from '../../bench/lib/proc.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
+import { startTestService, type TestService } from '../helpers/testService.js';
+
+let service: TestService;
+let fixture: FixtureServer;
+
+beforeAll(async () => {
+  fixture = await startFixtureServer();
+  service = await startTestService({ POOL_SIZE: '0' });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await fixture?.close();
+});
+
+/** Every --disable-features list on the browser's command line, in order. */
+function disabledFeatureSwitches(): string[][] {
+  const browsers = browserProcesses();
+  expect(browsers).toHaveLength(1);
+  return cmdline(browsers[0]?.pid ?? -1)
+    .filter((arg) => arg.startsWith('--disable-features='))
+    .map((arg) => arg.slice('--disable-features='.length).split(','));
+}
+
+describe('browser flags', () => {
+  it('the last --disable-features (the one Chromium honours) keeps all of Playwright’s and adds the lean ones', () => {
+    const switches = disabledFeatureSwitches();
+    // Playwright's own switch first, the service's last.
+    expect(switches.length).toBeGreaterThanOrEqual(2);
+    const playwrights = switches[0] ?? [];
+    const honoured = switches.at(-1) ?? [];
+    expect(playwrights.length).toBeGreaterThan(0);
+    for (const feature of playwrights) expect(honoured).toContain(feature);
+    for (const feature of LEAN_DISABLED_FEATURES) expect(honoured).toContain(feature);
+  });
+
+  it('sessions run without a browser-UI (top-chrome WebUI) renderer per window', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { session_id } = await service.call<{ session_id: string }>('session.create', {});
+      await service.call('page.goto', { session_id, url: `${fixture.url}/static`, waitUntil: 'load' });
+      ids.push(session_id);
+    }
+    const renderers = chromiumTree().filter((p) => p.cmdline.includes('--type=renderer'));
+    expect(renderers.length).toBeGreaterThanOrEqual(2);
+    expect(renderers.filter((p) => p.cmdline.includes('--top-chrome-webui'))).toEqual([]);
+    for (const session_id of ids) await service.call('session.close', { session_id });
+  });
+});
