@@ -362,7 +362,9 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
     'All three drive the same Chromium binary with the same extra launch flags (launchArgs from ' +
       "src/browser/browserResolve.ts; the peer gets them through its config file) on top of each one's " +
       "Playwright defaults (the peer's Playwright is another version: the flag lines above show the " +
-      'differences), viewport 1280×800, against the same fixture server (in the benchmark process, ' +
+      'differences). The service adds its lean process model (serviceLaunchArgs: one --disable-features ' +
+      "switch that repeats Playwright's list and turns off the omnibox popup's per-window renderer). " +
+      'Viewport 1280×800, against the same fixture server (in the benchmark process, ' +
       "loopback). The floor runs in the benchmark's own process; the service and the peer are child " +
       'processes. The peer keeps one extra "keeper" connection open for the whole run so that its shared ' +
       'browser stays up between sessions, as the floor and the service keep theirs. Iterations are ' +
