@@ -42,7 +42,11 @@ function firstLine(message: string): string {
 
 /** Maps anything a handler threw to a typed error, once, in dispatch. */
 export function mapError(error: unknown, scope: ErrorScope): RpcError {
-  if (error instanceof RpcError) return error;
+  if (error instanceof RpcError) {
+    // Errors a handler built itself name the method too, as every mapped one does.
+    if (error.data?.method !== undefined) return error;
+    return rpcError(error.errorName, error.message, { method: scope.method, ...error.data }, error.cause);
+  }
   const data: Record<string, unknown> = { method: scope.method };
   for (const key of ['selector', 'url', 'timeout'] as const) {
     if (scope.params[key] !== undefined) data[key === 'timeout' ? 'timeoutMs' : key] = scope.params[key];

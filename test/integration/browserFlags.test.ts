@@ -1,25 +1,13 @@
 // The service's Chromium flags: its one --disable-features switch keeps every feature Playwright
 // disables (Chromium honours only the last such switch) and adds the lean process model, and no
 // browser-UI WebUI renderer is started for a session's window.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LEAN_DISABLED_FEATURES } from '../../src/browser/browserResolve.js';
 import { cmdline } from '../../bench/lib/proc.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
-import { startTestService, type TestService } from '../helpers/testService.js';
+import { useServiceSuite } from '../helpers/suite.js';
 
-let service: TestService;
-let fixture: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  service = await startTestService({ POOL_SIZE: '0' });
-});
-
-afterAll(async () => {
-  await service?.close();
-  await fixture?.close();
-});
+const suite = useServiceSuite({ POOL_SIZE: '0' });
 
 /** Every --disable-features list on the browser's command line, in order. */
 function disabledFeatureSwitches(): string[][] {
@@ -45,13 +33,17 @@ describe('browser flags', () => {
   it('sessions run without a browser-UI (top-chrome WebUI) renderer per window', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-      await service.call('page.goto', { session_id, url: `${fixture.url}/static`, waitUntil: 'load' });
+      const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {});
+      await suite.service.call('page.goto', {
+        session_id,
+        url: `${suite.fixture.url}/static`,
+        waitUntil: 'load',
+      });
       ids.push(session_id);
     }
     const renderers = chromiumTree().filter((p) => p.cmdline.includes('--type=renderer'));
     expect(renderers.length).toBeGreaterThanOrEqual(2);
     expect(renderers.filter((p) => p.cmdline.includes('--top-chrome-webui'))).toEqual([]);
-    for (const session_id of ids) await service.call('session.close', { session_id });
+    for (const session_id of ids) await suite.service.call('session.close', { session_id });
   });
 });

@@ -1,29 +1,19 @@
 // Runs each client example (client/examples/*.ts) as its own process, the way the README says to,
 // against the real service and the fixture app, and checks what it prints.
 import { spawn } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { startTestService, TEST_API_KEY, type TestService } from '../helpers/testService.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDecoyServer } from '../fixtures/fixtureServer.js';
+import { TEST_API_KEY } from '../helpers/testService.js';
+import { useServiceSuite } from '../helpers/suite.js';
 
 /** An example compiles with tsx and drives a real browser: generous, but bounded. */
 const EXAMPLE_TIMEOUT_MS = 60_000;
 
-let service: TestService;
-let fixture: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  service = await startTestService();
-});
-
-afterAll(async () => {
-  await service?.close();
-  await fixture?.close();
-});
+const suite = useServiceSuite();
 
 afterEach(async () => {
   // Every example closes the session it opened, whether it succeeded or not.
-  const { sessions } = await service.call<{ sessions: unknown[] }>('session.list');
+  const { sessions } = await suite.service.call<{ sessions: unknown[] }>('session.list');
   expect(sessions).toEqual([]);
 });
 
@@ -40,9 +30,9 @@ function runExample(name: string, env: Record<string, string> = {}): Promise<Exa
       cwd: new URL('../../', import.meta.url),
       env: {
         ...process.env,
-        SERVICE_URL: service.url,
+        SERVICE_URL: suite.service.url,
         API_KEY: TEST_API_KEY,
-        FIXTURE_URL: fixture.url,
+        FIXTURE_URL: suite.fixture.url,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +86,7 @@ describe('client examples', () => {
       'network_errors',
       'next_step',
     ]);
-    expect(report.url).toBe(`${fixture.url}/projects`);
+    expect(report.url).toBe(`${suite.fixture.url}/projects`);
     expect(report.action_taken).toContain('clicked "New Project"');
     expect(report.text_excerpt).toContain('Apollo');
     expect(report.text_excerpt).toContain('Typed: Zephyr');
@@ -105,7 +95,7 @@ describe('client examples', () => {
       expect.arrayContaining([expect.stringContaining('demo console error')]),
     );
     expect(report.network_errors).toContainEqual({
-      url: `${fixture.url}/api/fail`,
+      url: `${suite.fixture.url}/api/fail`,
       method: 'GET',
       status: 500,
     });
@@ -135,11 +125,11 @@ describe('client examples', () => {
       roles: Record<string, { selector: string; count: number }>;
       followed_link: { selector: string; url_after: string };
     };
-    expect(report.url).toBe(`${fixture.url}/a11y`);
+    expect(report.url).toBe(`${suite.fixture.url}/a11y`);
     const ids = report.violations.map((v) => v.id);
     expect(ids).toEqual(expect.arrayContaining(['image-alt', 'button-name']));
     expect(report.violations.find((v) => v.id === 'button-name')?.targets).toEqual(['#empty']);
     expect(report.roles.formLink).toEqual({ selector: 'role=link[name="Form"s]', count: 1 });
-    expect(report.followed_link.url_after).toBe(`${fixture.url}/form`);
+    expect(report.followed_link.url_after).toBe(`${suite.fixture.url}/form`);
   });
 });

@@ -1,66 +1,59 @@
 // Faults: the browser process killed mid-call, a renderer crash. The service must fail fast,
 // relaunch, say so on /readyz and /metrics, and serve new sessions afterwards.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { describe, expect, it } from 'vitest';
 import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
-import {
-  RpcCallError,
-  TEST_API_KEY,
-  startTestService,
-  waitFor,
-  type TestService,
-} from '../helpers/testService.js';
+import { RpcCallError, TEST_API_KEY, waitFor } from '../helpers/testService.js';
+import { useServiceSuite } from '../helpers/suite.js';
 
-let service: TestService;
-let fixture: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  service = await startTestService({ POOL_SIZE: '0' });
-});
-
-afterAll(async () => {
-  await service?.close();
-  await fixture?.close();
-});
+const suite = useServiceSuite({ POOL_SIZE: '0' });
 
 async function metric(name: string): Promise<number> {
-  const res = await fetch(`${service.url}/metrics`, { headers: { 'x-api-key': TEST_API_KEY } });
+  const res = await fetch(`${suite.service.url}/metrics`, { headers: { 'x-api-key': TEST_API_KEY } });
   const line = (await res.text()).split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
 }
 
 describe('faults', () => {
   it('a renderer crash is reported and the session recovers with a fresh page', async () => {
-    const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-    await service.call('page.goto', { session_id, url: `${fixture.url}/static`, waitUntil: 'load' });
+    const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {});
+    await suite.service.call('page.goto', {
+      session_id,
+      url: `${suite.fixture.url}/static`,
+      waitUntil: 'load',
+    });
     const renderers = chromiumTree().filter((p) => p.cmdline.includes('--type=renderer'));
     expect(renderers.length).toBeGreaterThan(0);
     for (const r of renderers) process.kill(r.pid, 'SIGKILL');
     let crashReported = false;
     await waitFor(
       async () => {
-        const logs = await service.call<{ pageErrors: { message: string }[] }>('logs.pull', { session_id });
+        const logs = await suite.service.call<{ pageErrors: { message: string }[] }>('logs.pull', {
+          session_id,
+        });
         crashReported ||= logs.pageErrors.some((e) => e.message.includes('crashed'));
         return crashReported;
       },
       15_000,
       'the crash to be reported',
     );
-    const nav = await service.call<{ title: string }>('page.goto', {
+    const nav = await suite.service.call<{ title: string }>('page.goto', {
       session_id,
-      url: `${fixture.url}/static`,
+      url: `${suite.fixture.url}/static`,
       waitUntil: 'load',
     });
     expect(nav.title).toBe('Static');
-    await service.call('session.close', { session_id });
+    await suite.service.call('session.close', { session_id });
   });
 
   it('the browser killed mid-call: RESOURCE_UNAVAILABLE, relaunch, readyz, restart metric, new sessions work', async () => {
     const restartsBefore = await metric('browser_restarts_total');
-    const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-    await service.call('page.goto', { session_id, url: `${fixture.url}/static`, waitUntil: 'load' });
-    const inFlight = service.rpc('page.evaluate', {
+    const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {});
+    await suite.service.call('page.goto', {
+      session_id,
+      url: `${suite.fixture.url}/static`,
+      waitUntil: 'load',
+    });
+    const inFlight = suite.service.rpc('page.evaluate', {
       session_id,
       expression: 'new Promise(() => {})',
       timeout: 60_000,
@@ -69,7 +62,7 @@ describe('faults', () => {
     expect(browsers.length).toBe(1);
     // Let the evaluate reach the page before the kill.
     await waitFor(
-      async () => (await service.call<{ sessions: unknown[] }>('session.list')).sessions.length === 1,
+      async () => (await suite.service.call<{ sessions: unknown[] }>('session.list')).sessions.length === 1,
       5000,
       'the session',
     );
@@ -78,28 +71,28 @@ describe('faults', () => {
     const reply = await inFlight;
     expect(reply.error?.code).toBe(-32005);
 
-    const late = await service.call('page.text', { session_id }).catch((e: unknown) => e);
+    const late = await suite.service.call('page.text', { session_id }).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(RpcCallError);
     expect([-32010, -32005]).toContain((late as RpcCallError).code);
 
     await waitFor(
-      async () => (await fetch(`${service.url}/readyz`)).status === 200,
+      async () => (await fetch(`${suite.service.url}/readyz`)).status === 200,
       60_000,
       'the browser to be relaunched',
     );
     expect(await metric('browser_restarts_total')).toBe(restartsBefore + 1);
 
-    const gone = await service.call('page.text', { session_id }).catch((e: unknown) => e);
+    const gone = await suite.service.call('page.text', { session_id }).catch((e: unknown) => e);
     expect((gone as RpcCallError).code).toBe(-32010);
     expect((gone as RpcCallError).data?.reason).toBe('browser-restarted');
 
-    const fresh = await service.call<{ session_id: string }>('session.create', {});
-    const nav = await service.call<{ title: string }>('page.goto', {
+    const fresh = await suite.service.call<{ session_id: string }>('session.create', {});
+    const nav = await suite.service.call<{ title: string }>('page.goto', {
       session_id: fresh.session_id,
-      url: `${fixture.url}/static`,
+      url: `${suite.fixture.url}/static`,
       waitUntil: 'load',
     });
     expect(nav.title).toBe('Static');
-    await service.call('session.close', { session_id: fresh.session_id });
+    await suite.service.call('session.close', { session_id: fresh.session_id });
   });
 });

@@ -1,34 +1,23 @@
 // A bounded version of `npm run cycles`: create → goto → text → close cycles leave no Chromium
 // process, file descriptor or session behind (counted from /proc).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { expect, it } from 'vitest';
+import { waitFor } from '../helpers/testService.js';
 import { runCycles, settledSnapshot, snapshot, type LeakSnapshot } from '../stress/leakCheck.js';
+import { useServiceSuite } from '../helpers/suite.js';
 
 const CYCLES = 20;
 const FD_SLACK = 20;
 
-let service: TestService;
-let fixture: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  service = await startTestService();
-});
-
-afterAll(async () => {
-  await service?.close();
-  await fixture?.close();
-});
+const suite = useServiceSuite();
 
 it(`${CYCLES} create → goto → text → close cycles leave nothing behind`, { timeout: 180_000 }, async () => {
-  await runCycles(service, `${fixture.url}/static`, 3);
-  const before = await settledSnapshot(service);
-  await runCycles(service, `${fixture.url}/static`, CYCLES);
+  await runCycles(suite.service, `${suite.fixture.url}/static`, 3);
+  const before = await settledSnapshot(suite.service);
+  await runCycles(suite.service, `${suite.fixture.url}/static`, CYCLES);
   let after: LeakSnapshot = before;
   await waitFor(
     async () => {
-      after = await snapshot(service);
+      after = await snapshot(suite.service);
       return after.chromiumProcesses <= before.chromiumProcesses && after.fds <= before.fds + FD_SLACK;
     },
     30_000,

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
+import { rpcError } from '../../src/rpc/errors.js';
+import { mapError, type ErrorScope } from '../../src/rpc/mapError.js';
+
+const scope = (params: Record<string, unknown> = {}): ErrorScope => ({
+  method: 'page.text',
+  params,
+  browserReady: true,
+  sessionOpen: true,
+});
+
+describe('mapError', () => {
+  it('adds the method to an error a handler built without data', () => {
+    const built = rpcError('LIMIT_REACHED', 'too big');
+    const mapped = mapError(built, scope());
+    expect(mapped.code).toBe(-32003);
+    expect(mapped.message).toBe('too big');
+    expect(mapped.data).toEqual({ method: 'page.text' });
+  });
+
+  it('adds the method beside the data a handler gave, and keeps the cause', () => {
+    const cause = new Error('underlying');
+    const built = rpcError('ACTION_FAILED', 'no such element', { selector: '#x' }, cause);
+    const mapped = mapError(built, scope());
+    expect(mapped.data).toEqual({ method: 'page.text', selector: '#x' });
+    expect(mapped.cause).toBe(cause);
+  });
+
+  it('leaves an error that already names its method as it is', () => {
+    const built = rpcError('METHOD_NOT_FOUND', 'Method not found: nope', { method: 'nope' });
+    expect(mapError(built, scope())).toBe(built);
+  });
+
+  it('maps domain errors with the method and the call’s selector, url and timeout', () => {
+    const missing = mapError(
+      new SessionNotFoundError('s_1', 'expired'),
+      scope({ selector: 'main', timeout: 5 }),
+    );
+    expect(missing.code).toBe(-32010);
+    expect(missing.data).toMatchObject({
+      method: 'page.text',
+      selector: 'main',
+      timeoutMs: 5,
+      session_id: 's_1',
+      reason: 'expired',
+    });
+    const full = mapError(new SessionLimitError(8, 1000), scope());
+    expect(full.code).toBe(-32003);
+    expect(full.data).toMatchObject({ method: 'page.text', limit: 'MAX_SESSIONS', maxSessions: 8 });
+  });
+
+  it('maps anything unknown to INTERNAL_ERROR without leaking its message', () => {
+    const mapped = mapError(new Error('secret detail /etc/passwd'), scope());
+    expect(mapped.code).toBe(-32603);
+    expect(mapped.message).not.toContain('secret detail');
+  });
+});
