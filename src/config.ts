@@ -16,6 +16,8 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   bodyLimit: string;
+  /** BODY_LIMIT in bytes (k and m are 1024 and 1024², as body-parser reads them). */
+  bodyLimitBytes: number;
   batchMax: number;
   headless: boolean;
   chromiumPath: string | undefined;
@@ -187,8 +189,13 @@ export function loadConfig(env: Source = process.env): Config {
     throw new ConfigError('ALLOW_HOST_REGEX', `not a valid regular expression: ${(error as Error).message}`);
   }
   const bodyLimit = get('BODY_LIMIT');
-  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit))
+  const bodyLimitParts = /^(\d+)(b|kb|mb)?$/i.exec(bodyLimit);
+  if (bodyLimitParts === null)
     throw new ConfigError('BODY_LIMIT', `must look like 512kb, got "${bodyLimit}"`);
+  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[
+    (bodyLimitParts[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'
+  ];
+  const bodyLimitBytes = Number(bodyLimitParts[1]) * unit;
   const logLevel = get('LOG_LEVEL');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -247,6 +254,7 @@ export function loadConfig(env: Source = process.env): Config {
     rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),
     rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS', get('RATE_LIMIT_WINDOW_MS'), 100),
     bodyLimit,
+    bodyLimitBytes,
     batchMax: int('BATCH_MAX', get('BATCH_MAX'), 1, 10000),
     headless: bool('HEADLESS', get('HEADLESS')),
     chromiumPath: get('CHROMIUM_PATH') || undefined,

@@ -14,6 +14,7 @@ import { UrlPolicy } from './browser/urlPolicy.js';
 import type { Config } from './config.js';
 import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
 import { UpgradeRouter } from './hub/upgradeRouter.js';
+import { RPC_SOCKET_PATH, RpcSocketEndpoint } from './http/rpcSocket.js';
 import { allMethods } from './methods/index.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -171,8 +172,19 @@ export async function startService(
     connectionTimeoutMs: config.agentConnectionTimeoutMs,
     logger,
   });
-  // WebSocket endpoints register their path here (a WebSocket /rpc would be one more route).
-  new UpgradeRouter().route(AGENTS_PATH, agentEndpoint.handleUpgrade).attach(server);
+  // JSON-RPC over WebSocket on /rpc: the same dispatcher, envelope, key and limits as POST /rpc.
+  const rpcSocket = new RpcSocketEndpoint(dispatcher, {
+    apiKeys: config.apiKeys,
+    maxPayloadBytes: config.bodyLimitBytes,
+    batchMax: config.batchMax,
+    rateLimitMax: config.rateLimitMax,
+    rateLimitWindowMs: config.rateLimitWindowMs,
+    logger,
+  });
+  new UpgradeRouter()
+    .route(AGENTS_PATH, agentEndpoint.handleUpgrade)
+    .route(RPC_SOCKET_PATH, rpcSocket.handleUpgrade)
+    .attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -188,6 +200,7 @@ export async function startService(
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Upgraded sockets are no longer HTTP connections: server.close waits for them, so close them first.
       await agentEndpoint.close();
+      await rpcSocket.close();
       agents.close();
       await sessions.closeAll();
       await tabs.close().catch((error: unknown) => logger.warn({ err: error }, 'CDP disconnect failed'));

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { errorResponse } from '../rpc/jsonRpc.js';
 
@@ -6,13 +7,22 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-/** The key a request presents: `x-api-key`, or `Authorization: Bearer …`. Never the query string. */
-export function presentedKey(req: Request): string | undefined {
-  const header = req.get('x-api-key');
+/**
+ * The key request headers present: `x-api-key`, or `Authorization: Bearer …`. Never the query
+ * string. Used for HTTP requests and for WebSocket handshakes alike.
+ */
+export function presentedKeyIn(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers['x-api-key'];
+  const header = Array.isArray(raw) ? raw[0] : raw;
   if (header) return header;
-  const auth = req.get('authorization');
+  const auth = headers.authorization;
   const m = auth === undefined ? null : /^Bearer\s+(.+)$/i.exec(auth);
   return m?.[1]?.trim();
+}
+
+/** The key an HTTP request presents (see presentedKeyIn). */
+export function presentedKey(req: Request): string | undefined {
+  return presentedKeyIn(req.headers);
 }
 
 /**

@@ -34,10 +34,39 @@ export function perKeyLimit(max: number, windowMs: number): RateLimitRequestHand
     limit: max,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    keyGenerator: (req) =>
-      createHash('sha256')
-        .update(presentedKey(req) ?? '')
-        .digest('hex'),
+    keyGenerator: (req) => keyDigest(presentedKey(req) ?? ''),
     handler: limited('RATE_LIMIT_MAX per key', windowMs),
   });
+}
+
+/**
+ * A fixed-window counter for transports express-rate-limit does not see (WebSocket messages):
+ * RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS per key. Every key is forgotten when a window ends, so
+ * the map holds only the keys of the current window.
+ */
+export class WindowCounter {
+  private windowStart = Date.now();
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Counts one use of `key`; false once the key is past `max` in this window. */
+  take(key: string): boolean {
+    const now = Date.now();
+    if (now - this.windowStart >= this.windowMs) {
+      this.counts.clear();
+      this.windowStart = now;
+    }
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    return n <= this.max;
+  }
+}
+
+/** The per-key limiter's name for a key: its digest, so the key itself is never held as a map key. */
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
 }

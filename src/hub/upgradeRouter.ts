@@ -5,7 +5,13 @@ export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: B
 
 /** Answers a WebSocket handshake with an HTTP error and closes the socket once the answer is out. */
 export function refuseUpgrade(socket: Duplex, status: number, body: string): void {
-  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Service Unavailable';
+  const reasons: Record<number, string> = {
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    429: 'Too Many Requests',
+  };
+  const reason = reasons[status] ?? 'Service Unavailable';
   // Node drops its own error listener on upgrade: a reset peer must not become an uncaught error.
   socket.on('error', () => socket.destroy());
   socket.once('finish', () => socket.destroy());
@@ -15,7 +21,7 @@ export function refuseUpgrade(socket: Duplex, status: number, body: string): voi
 }
 
 /**
- * Dispatches WebSocket upgrades of one HTTP server by pathname (`/agents`, later `/rpc` …): each
+ * Dispatches WebSocket upgrades of one HTTP server by pathname (`/agents`, `/rpc`): each
  * endpoint registers its path here. A path nobody registered is refused with 404, unless another
  * 'upgrade' listener was attached to the server on its own, which is then left to handle it.
  */
@@ -49,7 +55,7 @@ export class UpgradeRouter {
       refuseUpgrade(
         socket,
         404,
-        `No WebSocket endpoint here; the agent hub is at ${[...this.routes.keys()].join(', ')}.`,
+        `No WebSocket endpoint here; the endpoints are ${[...this.routes.keys()].join(', ')}.`,
       );
     }
   };

@@ -66,10 +66,20 @@ describe('loadConfig defaults', () => {
       headless: false,
       maxSessions: 3,
       bodyLimit: '1kb',
+      bodyLimitBytes: 1024,
       cdpUrl: 'http://127.0.0.1:9222',
       logLevel: 'silent',
     });
   });
+});
+
+it.each([
+  ['512kb', 512 * 1024],
+  ['2MB', 2 * 1024 * 1024],
+  ['100b', 100],
+  ['4096', 4096],
+])('BODY_LIMIT %s is %i bytes (the WebSocket /rpc message cap)', (value, bytes) => {
+  expect(loadConfig({ API_KEY: 'k', BODY_LIMIT: value }).bodyLimitBytes).toBe(bytes);
 });
 
 describe('loadConfig refuses bad values, naming the variable', () => {

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { refuseUpgrade } from '../hub/upgradeRouter.js';
+import type { Logger } from '../observability/logger.js';
+import type { Dispatcher } from '../rpc/dispatch.js';
+import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
+import { keyMatches, presentedKeyIn } from './auth.js';
+import { WindowCounter, keyDigest } from './rateLimits.js';
+
+/** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
+export const RPC_SOCKET_PATH = '/rpc';
+/** Open /rpc sockets past which handshakes get 503: each holds a little memory and its calls. */
+export const MAX_RPC_SOCKETS = 256;
+/** Calls in flight on one socket past which further messages get LIMIT_REACHED at once. */
+export const MAX_SOCKET_INFLIGHT = 64;
+/** Every open socket is pinged this often… */
+export const RPC_SOCKET_PING_INTERVAL_MS = 30_000;
+/** …and cut after this long without a frame or a pong. */
+export const RPC_SOCKET_TIMEOUT_MS = 60_000;
+/** On shutdown, sockets get this long to finish the close handshake before they are cut. */
+const CLOSE_WAIT_MS = 1000;
+
+export interface RpcSocketOptions {
+  apiKeys: readonly string[];
+  /** BODY_LIMIT: the largest message; a larger one closes the socket with 1009. */
+  maxPayloadBytes: number;
+  batchMax: number;
+  /** RATE_LIMIT_MAX calls (a batch counts once per member) per window, per address and per key. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  logger: Logger;
+}
+
+interface OpenSocket {
+  ws: WebSocket;
+  remoteAddress: string;
+  lastSeen: number;
+  closed: Promise<void>;
+}
+
+/** The ids a message asks answers for, so a refusal can answer each of them. */
+function idsOf(message: unknown): (string | number | null)[] {
+  const members: unknown[] = Array.isArray(message) ? (message as unknown[]) : [message];
+  const ids: (string | number | null)[] = [];
+  for (const m of members) {
+    if (typeof m !== 'object' || m === null || !Object.hasOwn(m, 'id')) continue;
+    const id = (m as { id: unknown }).id;
+    if (id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
+      ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * JSON-RPC 2.0 on a WebSocket at /rpc: one text message is one request or one batch, answered with
+ * one message (none for notifications), through the same dispatcher and envelope rules as HTTP.
+ * Calls on one socket run concurrently, as batch members do; calls on one session still serialise
+ * on its lock. The handshake needs the API key in a header (a browser page cannot set one) and is
+ * refused when it carries an Origin, so no web page can open it.
+ */
+export class RpcSocketEndpoint {
+  private readonly wss: WebSocketServer;
+  private readonly sockets = new Set<OpenSocket>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly perAddress: WindowCounter;
+  private readonly perKey: WindowCounter;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly options: RpcSocketOptions,
+  ) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayloadBytes,
+      clientTracking: false,
+      perMessageDeflate: false,
+    });
+    this.perAddress = new WindowCounter(options.rateLimitMax, options.rateLimitWindowMs);
+    this.perKey = new WindowCounter(options.rateLimitMax, options.rateLimitWindowMs);
+    this.heartbeat = setInterval(() => this.sweep(), RPC_SOCKET_PING_INTERVAL_MS);
+    this.heartbeat.unref();
+  }
+
+  /** The upgrade handler for RPC_SOCKET_PATH (see UpgradeRouter). */
+  readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { logger } = this.options;
+    const remoteAddress = req.socket.remoteAddress ?? 'unknown';
+    if (!this.perAddress.take(remoteAddress)) {
+      refuseUpgrade(socket, 429, 'Rate limit reached (RATE_LIMIT_MAX per IP); retry later.');
+      return;
+    }
+    if (req.headers.origin !== undefined) {
+      logger.warn(
+        { origin: req.headers.origin.slice(0, 200), remoteAddress },
+        'rpc socket refused: browser origin',
+      );
+      refuseUpgrade(socket, 403, 'Browser origins may not open the /rpc WebSocket.');
+      return;
+    }
+    const key = presentedKeyIn(req.headers);
+    if (key === undefined || !keyMatches(key, this.options.apiKeys)) {
+      refuseUpgrade(
+        socket,
+        401,
+        key === undefined
+          ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)'
+          : 'Unauthorized: the API key is not valid',
+      );
+      return;
+    }
+    if (this.sockets.size >= MAX_RPC_SOCKETS) {
+      refuseUpgrade(socket, 503, `Too many /rpc sockets (${MAX_RPC_SOCKETS}); retry later.`);
+      return;
+    }
+    const digest = keyDigest(key);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, digest));
+  };
+
+  private serve(ws: WebSocket, remoteAddress: string, keyId: string): void {
+    const open: OpenSocket = {
+      ws,
+      remoteAddress,
+      lastSeen: Date.now(),
+      closed: new Promise<void>((resolve) => ws.once('close', () => resolve())),
+    };
+    this.sockets.add(open);
+    let inflight = 0;
+    const log = this.options.logger.child({ transport: 'ws', remoteAddress });
+    const send = (response: JsonRpcResponse | JsonRpcResponse[]): void => {
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify(response), (error) => {
+        if (error !== undefined && error !== null) log.debug({ err: error }, 'rpc socket send failed');
+      });
+    };
+    const refuse = (message: unknown, text: string, data: Record<string, unknown>): void => {
+      const ids = idsOf(message);
+      const answers = ids.map((id) => errorResponse(id, 'LIMIT_REACHED', text, data));
+      if (answers.length === 1 && !Array.isArray(message)) send(answers[0] as JsonRpcResponse);
+      else if (answers.length > 0) send(answers);
+    };
+
+    ws.on('pong', () => (open.lastSeen = Date.now()));
+    ws.on('error', (error) => log.debug({ err: error }, 'rpc socket error'));
+    ws.once('close', () => this.sockets.delete(open));
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      open.lastSeen = Date.now();
+      if (isBinary) {
+        send(errorResponse(null, 'INVALID_REQUEST', 'Invalid request: send JSON-RPC as text frames'));
+        return;
+      }
+      let message: unknown;
+      try {
+        const bytes = Buffer.isBuffer(data)
+          ? data
+          : Array.isArray(data)
+            ? Buffer.concat(data)
+            : Buffer.from(data);
+        message = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        send(errorResponse(null, 'PARSE_ERROR'));
+        return;
+      }
+      const calls = Array.isArray(message) ? Math.max(1, message.length) : 1;
+      let allowed = true;
+      for (let i = 0; i < calls; i++) {
+        allowed = this.perAddress.take(remoteAddress) && allowed;
+        allowed = this.perKey.take(keyId) && allowed;
+      }
+      if (!allowed) {
+        refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per IP and per key); retry later.', {
+          limit: 'RATE_LIMIT_MAX',
+          retryAfterMs: this.options.rateLimitWindowMs,
+        });
+        return;
+      }
+      if (inflight >= MAX_SOCKET_INFLIGHT) {
+        refuse(
+          message,
+          `Too many calls in flight on this socket (${MAX_SOCKET_INFLIGHT}); wait for answers first.`,
+          { limit: 'MAX_SOCKET_INFLIGHT', maxInflight: MAX_SOCKET_INFLIGHT },
+        );
+        return;
+      }
+      inflight++;
+      const requestId = randomUUID();
+      void handleJsonRpcBody(
+        message,
+        this.dispatcher,
+        { requestId, origin: `ws:${remoteAddress}`, log: log.child({ requestId }) },
+        this.options.batchMax,
+      )
+        .then((response) => {
+          if (response !== undefined) send(response);
+        })
+        .catch((error: unknown) => {
+          // handleJsonRpcBody answers every failure itself; reaching here is a bug worth a log line.
+          log.error({ err: error }, 'rpc socket call failed outside the envelope');
+          send(errorResponse(null, 'INTERNAL_ERROR'));
+        })
+        .finally(() => inflight--);
+    });
+  }
+
+  /** Pings every socket; one silent for longer than RPC_SOCKET_TIMEOUT_MS is cut. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const open of this.sockets) {
+      if (now - open.lastSeen > RPC_SOCKET_TIMEOUT_MS) open.ws.terminate();
+      else open.ws.ping();
+    }
+  }
+
+  /** Closes every socket (1001 going away), cutting those that do not finish in time. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const open = [...this.sockets];
+    for (const s of open) s.ws.close(1001, 'service shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(open.map((s) => s.closed)),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    for (const s of this.sockets) s.ws.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}
