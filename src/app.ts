@@ -7,6 +7,7 @@ import { healthRouter } from './http/health.js';
 import { perIpLimit, perKeyLimit } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
+import { mcpRouter } from './mcp/mcpRoute.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Dispatcher } from './rpc/dispatch.js';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  app.use(mcpRouter(deps.dispatcher, { bodyLimit: config.bodyLimit, logger: deps.logger }));
   app.use(
     rpcRouter(deps.dispatcher, {
       bodyLimit: config.bodyLimit,
@@ -45,9 +47,18 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use((_req: Request, res: Response) => {
-    res
-      .status(404)
-      .json({ error: 'not found', routes: ['POST /rpc', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
+    res.status(404).json({
+      error: 'not found',
+      routes: [
+        'POST /rpc',
+        'WebSocket /rpc',
+        'POST /mcp',
+        'WebSocket /agents',
+        'GET /healthz',
+        'GET /readyz',
+        'GET /metrics',
+      ],
+    });
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled HTTP error');

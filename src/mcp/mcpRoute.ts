@@ -1,0 +1,126 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from '../observability/logger.js';
+import type { MethodDefinition } from '../rpc/defineMethod.js';
+import type { Dispatcher } from '../rpc/dispatch.js';
+import { RpcError } from '../rpc/errors.js';
+import { errorResponse } from '../rpc/jsonRpc.js';
+
+/** Where MCP clients connect (Streamable HTTP, stateless). */
+export const MCP_PATH = '/mcp';
+/** The server name and version MCP clients see in `initialize`. */
+const SERVER_INFO = { name: 'playwright-jsonrpc', version: '0.1.0' };
+
+/** MCP tool names allow `[A-Za-z0-9_-]` everywhere clients check them: `page.goto` is `page_goto`. */
+export function toolName(method: string): string {
+  return method.replace(/\./g, '_');
+}
+
+/** The MCP tool of a method: its params schema as the input schema, read-only as a hint. */
+export function toolOf(def: MethodDefinition): Tool {
+  // TypeBox marks schemas with symbol keys; the tool gets plain JSON Schema.
+  const inputSchema = JSON.parse(JSON.stringify(def.params)) as Tool['inputSchema'];
+  return {
+    name: toolName(def.name),
+    title: def.name,
+    description: def.description === undefined ? def.summary : `${def.summary}. ${def.description}`,
+    inputSchema,
+    annotations: { readOnlyHint: def.readOnly, openWorldHint: true },
+  };
+}
+
+/** A method's result as tool content: a screenshot as an image, anything else as compact JSON. */
+function toolResult(method: string, result: unknown): CallToolResult {
+  if (
+    method === 'screenshot' &&
+    typeof result === 'object' &&
+    result !== null &&
+    'base64' in result &&
+    typeof result.base64 === 'string'
+  ) {
+    const { base64, ...rest } = result as { base64: string } & Record<string, unknown>;
+    const mimeType = typeof rest.mime === 'string' ? rest.mime : 'image/png';
+    return {
+      content: [
+        { type: 'image', data: base64, mimeType },
+        { type: 'text', text: JSON.stringify(rest) },
+      ],
+    };
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
+}
+
+/**
+ * MCP at /mcp: every method of the table is a tool (`page.goto` → `page_goto`), called through the
+ * same dispatcher as /rpc, so validation, sessions, locks, errors, caps and logs are the same. A
+ * failed call is a tool result with `isError` whose text carries the JSON-RPC error (code, message,
+ * data). Stateless Streamable HTTP: each POST is answered on its own; sessions are the service's
+ * (session_id in the arguments), not MCP sessions. Mounted behind the API key and rate limits.
+ */
+export function mcpRouter(dispatcher: Dispatcher, options: { bodyLimit: string; logger: Logger }): Router {
+  const tools = dispatcher.table.list().map(toolOf);
+  const methodOf = new Map(dispatcher.table.list().map((def) => [toolName(def.name), def.name]));
+  const router = express.Router();
+
+  const serverFor = (requestId: string, origin: string): Server => {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: {} },
+      instructions:
+        'A shared headless Chromium. Call session_create, then page_goto, page_text, page_click, ' +
+        'logs_pull and network_pull with the session_id it returns; session_close when done.',
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const method = methodOf.get(request.params.name);
+      const log = options.logger.child({ requestId, transport: 'mcp' });
+      try {
+        const result = await dispatcher.call(method ?? request.params.name, request.params.arguments ?? {}, {
+          requestId,
+          origin,
+          log,
+        });
+        return toolResult(method ?? request.params.name, result);
+      } catch (error) {
+        const failure = errorResponse(
+          null,
+          error instanceof RpcError ? error : new RpcError('INTERNAL_ERROR'),
+        );
+        return {
+          isError: true,
+          content: [{ type: 'text', text: JSON.stringify('error' in failure ? failure.error : failure) }],
+        };
+      }
+    });
+    return server;
+  };
+
+  router.post(MCP_PATH, express.json({ limit: options.bodyLimit }), async (req: Request, res: Response) => {
+    const requestId = String(res.locals.requestId);
+    const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close().catch((error: unknown) => options.logger.debug({ err: error }, 'mcp close'));
+      void server.close().catch((error: unknown) => options.logger.debug({ err: error }, 'mcp close'));
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  // Stateless: no server-initiated stream to open (GET) and no MCP session to end (DELETE).
+  router.all(MCP_PATH, (_req: Request, res: Response) => {
+    res
+      .status(405)
+      .set('allow', 'POST')
+      .json(errorResponse(null, 'INVALID_REQUEST', 'MCP here is stateless Streamable HTTP: POST only'));
+  });
+  return router;
+}
