@@ -38,7 +38,13 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
-  app.use(mcpRouter(deps.dispatcher, { bodyLimit: config.bodyLimit, logger: deps.logger }));
+  app.use(
+    mcpRouter(deps.dispatcher, {
+      bodyLimit: config.bodyLimit,
+      batchMax: config.batchMax,
+      logger: deps.logger,
+    }),
+  );
   app.use(
     rpcRouter(deps.dispatcher, {
       bodyLimit: config.bodyLimit,
@@ -61,7 +67,9 @@ export function createApp(deps: AppDeps): Express {
     });
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled HTTP error');
+    // Never the error object whole: body-parser errors carry the raw request body.
+    const message = error instanceof Error ? error.message : String(error);
+    deps.logger.error({ err: { message }, requestId: res.locals.requestId }, 'unhandled HTTP error');
     res.status(500).json(errorResponse(null, 'INTERNAL_ERROR'));
   });
   return app;

@@ -196,6 +196,8 @@ export function loadConfig(env: Source = process.env): Config {
     (bodyLimitParts[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'
   ];
   const bodyLimitBytes = Number(bodyLimitParts[1]) * unit;
+  // 0 would refuse every HTTP body, and ws reads a 0 maxPayload as no limit at all.
+  if (bodyLimitBytes < 1) throw new ConfigError('BODY_LIMIT', `must be at least 1 byte, got "${bodyLimit}"`);
   const logLevel = get('LOG_LEVEL');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(

@@ -97,6 +97,16 @@ export class TabNotFoundError extends Error {
   }
 }
 
+export class TabCloseError extends Error {
+  constructor(
+    readonly tabId: string,
+    detail: string,
+  ) {
+    super(`Tab ${tabId} did not close: ${detail}`);
+    this.name = 'TabCloseError';
+  }
+}
+
 /**
  * The JSON-RPC code a caller gets for each error: seed 001's protocol codes, which the service
  * catalogue (rpc/errors.ts) shares. The evaluation log records it; rpc/mapError.ts maps each class
@@ -109,6 +119,6 @@ export function errorCodeOf(error: unknown): number {
   if (error instanceof UnknownToolError) return -32004;
   if (error instanceof AgentUnavailableError || error instanceof CdpUnavailableError) return -32005;
   if (error instanceof AgentNotFoundError) return -32012;
-  if (error instanceof TabNotFoundError) return -32000;
+  if (error instanceof TabNotFoundError || error instanceof TabCloseError) return -32000;
   return -32603;
 }

@@ -1,13 +1,15 @@
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../browser/browserErrors.js';
 import type { Logger } from '../observability/logger.js';
-import { CdpUnavailableError, TabNotFoundError } from './agentErrors.js';
+import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './agentErrors.js';
 
 /** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
  * target list a moment later: tabs.attach and tabs.close look this often… */
 const PAGE_POLL_MS = 50;
 /** …for at most this long before it gives up. */
 const PAGE_APPEAR_TIMEOUT_MS = 5000;
+/** How long tabs.close waits for a closed tab to leave the target list (at most half the CDP deadline). */
+const TAB_CLOSE_WAIT_MS = 5000;
 
 export interface TabInfo {
   tabId: string;
@@ -79,18 +81,27 @@ export class CdpTabs {
 
   /**
    * Closes a tab and returns once the browser no longer lists it: Target.closeTarget answers before
-   * the target is destroyed, and a caller listing tabs right after must not still see it.
+   * the target is destroyed, and a caller listing tabs right after must not still see it. A tab
+   * that stays (its page cancelled the unload) fails the call without touching the connection.
    */
   async closeTab(tabId: string): Promise<void> {
     await this.requireTab(tabId);
-    await this.command('tabs.close', async (cdp) => {
-      await cdp.send('Target.closeTarget', { targetId: tabId });
+    // Inside the command deadline, so a slow close is this call's failure, not a dead connection.
+    const waitMs = Math.min(TAB_CLOSE_WAIT_MS, Math.floor(this.options.commandTimeoutMs / 2));
+    const outcome = await this.command('tabs.close', async (cdp) => {
+      const { success } = await cdp.send('Target.closeTarget', { targetId: tabId });
+      if (!success) return 'refused';
+      const until = Date.now() + waitMs;
       for (;;) {
         const { targetInfos } = await cdp.send('Target.getTargets');
-        if (!targetInfos.some((t) => t.targetId === tabId)) return;
+        if (!targetInfos.some((t) => t.targetId === tabId)) return 'closed';
+        if (Date.now() >= until) return 'still open';
         await new Promise((resolve) => setTimeout(resolve, PAGE_POLL_MS));
       }
     });
+    if (outcome === 'refused') throw new TabCloseError(tabId, 'the browser refused to close it');
+    if (outcome === 'still open')
+      throw new TabCloseError(tabId, `it was still open ${waitMs} ms after the close (a beforeunload?)`);
   }
 
   /**

@@ -7,22 +7,32 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** Reads one request header by its lower-case name. */
+export type HeaderReader = (name: string) => string | undefined;
+
 /**
  * The key request headers present: `x-api-key`, or `Authorization: Bearer …`. Never the query
  * string. Used for HTTP requests and for WebSocket handshakes alike.
  */
-export function presentedKeyIn(headers: IncomingHttpHeaders): string | undefined {
-  const raw = headers['x-api-key'];
-  const header = Array.isArray(raw) ? raw[0] : raw;
-  if (header) return header;
-  const auth = headers.authorization;
+export function presentedKeyIn(header: HeaderReader): string | undefined {
+  const apiKey = header('x-api-key');
+  if (apiKey) return apiKey;
+  const auth = header('authorization');
   const m = auth === undefined ? null : /^Bearer\s+(.+)$/i.exec(auth);
   return m?.[1]?.trim();
 }
 
+/** A HeaderReader over Node's parsed headers (a repeated header counts by its first value). */
+export function headerReader(headers: IncomingHttpHeaders): HeaderReader {
+  return (name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+}
+
 /** The key an HTTP request presents (see presentedKeyIn). */
 export function presentedKey(req: Request): string | undefined {
-  return presentedKeyIn(req.headers);
+  return presentedKeyIn((name) => req.get(name));
 }
 
 /**

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ipKeyGenerator } from 'express-rate-limit';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../hub/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
-import { keyMatches, presentedKeyIn } from './auth.js';
+import { headerReader, keyMatches, presentedKeyIn } from './auth.js';
 import { WindowCounter, keyDigest } from './rateLimits.js';
 
 /** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
@@ -19,6 +20,8 @@ export const MAX_SOCKET_INFLIGHT = 64;
 export const RPC_SOCKET_PING_INTERVAL_MS = 30_000;
 /** …and cut after this long without a frame or a pong. */
 export const RPC_SOCKET_TIMEOUT_MS = 60_000;
+/** Answers buffered for a client that does not read them, past which its socket is closed (1008). */
+export const MAX_SOCKET_BUFFERED_BYTES = 64 * 1024 * 1024;
 /** On shutdown, sockets get this long to finish the close handshake before they are cut. */
 const CLOSE_WAIT_MS = 1000;
 
@@ -87,10 +90,7 @@ export class RpcSocketEndpoint {
   readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { logger } = this.options;
     const remoteAddress = req.socket.remoteAddress ?? 'unknown';
-    if (!this.perAddress.take(remoteAddress)) {
-      refuseUpgrade(socket, 429, 'Rate limit reached (RATE_LIMIT_MAX per IP); retry later.');
-      return;
-    }
+    // Refused first and for free: a page in the service's own browser must not spend the address's budget.
     if (req.headers.origin !== undefined) {
       logger.warn(
         { origin: req.headers.origin.slice(0, 200), remoteAddress },
@@ -99,7 +99,12 @@ export class RpcSocketEndpoint {
       refuseUpgrade(socket, 403, 'Browser origins may not open the /rpc WebSocket.');
       return;
     }
-    const key = presentedKeyIn(req.headers);
+    const addressId = ipKeyGenerator(remoteAddress);
+    if (!this.perAddress.take(addressId)) {
+      refuseUpgrade(socket, 429, 'Rate limit reached (RATE_LIMIT_MAX per IP); retry later.');
+      return;
+    }
+    const key = presentedKeyIn(headerReader(req.headers));
     if (key === undefined || !keyMatches(key, this.options.apiKeys)) {
       refuseUpgrade(
         socket,
@@ -115,10 +120,20 @@ export class RpcSocketEndpoint {
       return;
     }
     const digest = keyDigest(key);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, digest));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, addressId, digest));
   };
 
-  private serve(ws: WebSocket, remoteAddress: string, keyId: string): void {
+  /** Counts `calls` uses against the address and the key; false when either is past its budget. */
+  private take(addressId: string, keyId: string, calls: number): boolean {
+    let allowed = true;
+    for (let i = 0; i < calls; i++) {
+      allowed = this.perAddress.take(addressId) && allowed;
+      allowed = this.perKey.take(keyId) && allowed;
+    }
+    return allowed;
+  }
+
+  private serve(ws: WebSocket, remoteAddress: string, addressId: string, keyId: string): void {
     const open: OpenSocket = {
       ws,
       remoteAddress,
@@ -128,10 +143,25 @@ export class RpcSocketEndpoint {
     this.sockets.add(open);
     let inflight = 0;
     const log = this.options.logger.child({ transport: 'ws', remoteAddress });
-    const send = (response: JsonRpcResponse | JsonRpcResponse[]): void => {
-      if (ws.readyState !== ws.OPEN) return;
+    /** Sends an answer; `done` runs once it has left the process (or could not be sent). */
+    const send = (
+      response: JsonRpcResponse | JsonRpcResponse[],
+      done: () => void = () => undefined,
+    ): void => {
+      if (ws.readyState !== ws.OPEN) {
+        done();
+        return;
+      }
+      // A client that does not read its answers is cut rather than buffered for without end.
+      if (ws.bufferedAmount > MAX_SOCKET_BUFFERED_BYTES) {
+        log.warn({ bufferedBytes: ws.bufferedAmount }, 'rpc socket not reading its answers; closing it');
+        ws.close(1008, 'answers are not being read');
+        done();
+        return;
+      }
       ws.send(JSON.stringify(response), (error) => {
         if (error !== undefined && error !== null) log.debug({ err: error }, 'rpc socket send failed');
+        done();
       });
     };
     const refuse = (message: unknown, text: string, data: Record<string, unknown>): void => {
@@ -140,12 +170,19 @@ export class RpcSocketEndpoint {
       if (answers.length === 1 && !Array.isArray(message)) send(answers[0] as JsonRpcResponse);
       else if (answers.length > 0) send(answers);
     };
+    const rateLimited = (message: unknown): void =>
+      refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per IP and per key); retry later.', {
+        limit: 'RATE_LIMIT_MAX',
+        retryAfterMs: this.options.rateLimitWindowMs,
+      });
 
     ws.on('pong', () => (open.lastSeen = Date.now()));
     ws.on('error', (error) => log.debug({ err: error }, 'rpc socket error'));
     ws.once('close', () => this.sockets.delete(open));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       open.lastSeen = Date.now();
+      // Every message costs one use, junk included; a batch costs one per member (below).
+      let allowed = this.take(addressId, keyId, 1);
       if (isBinary) {
         send(errorResponse(null, 'INVALID_REQUEST', 'Invalid request: send JSON-RPC as text frames'));
         return;
@@ -162,17 +199,11 @@ export class RpcSocketEndpoint {
         send(errorResponse(null, 'PARSE_ERROR'));
         return;
       }
-      const calls = Array.isArray(message) ? Math.max(1, message.length) : 1;
-      let allowed = true;
-      for (let i = 0; i < calls; i++) {
-        allowed = this.perAddress.take(remoteAddress) && allowed;
-        allowed = this.perKey.take(keyId) && allowed;
-      }
+      const extra = Array.isArray(message) ? Math.max(0, message.length - 1) : 0;
+      allowed = this.take(addressId, keyId, extra) && allowed;
       if (!allowed) {
-        refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per IP and per key); retry later.', {
-          limit: 'RATE_LIMIT_MAX',
-          retryAfterMs: this.options.rateLimitWindowMs,
-        });
+        // Refused calls are still answered by id, so no caller waits for an answer that never comes.
+        rateLimited(message);
         return;
       }
       if (inflight >= MAX_SOCKET_INFLIGHT) {
@@ -183,7 +214,10 @@ export class RpcSocketEndpoint {
         );
         return;
       }
+      // A call stays in flight until its answer has left the process, so answers a client has not
+      // read yet count against the cap too.
       inflight++;
+      const finished = (): void => void inflight--;
       const requestId = randomUUID();
       void handleJsonRpcBody(
         message,
@@ -191,15 +225,16 @@ export class RpcSocketEndpoint {
         { requestId, origin: `ws:${remoteAddress}`, log: log.child({ requestId }) },
         this.options.batchMax,
       )
-        .then((response) => {
-          if (response !== undefined) send(response);
-        })
-        .catch((error: unknown) => {
+        .catch((error: unknown): JsonRpcResponse => {
           // handleJsonRpcBody answers every failure itself; reaching here is a bug worth a log line.
           log.error({ err: error }, 'rpc socket call failed outside the envelope');
-          send(errorResponse(null, 'INTERNAL_ERROR'));
+          return errorResponse(null, 'INTERNAL_ERROR');
         })
-        .finally(() => inflight--);
+        .then((response) => {
+          if (response === undefined) finished();
+          else send(response, finished);
+        })
+        .catch((error: unknown) => log.error({ err: error }, 'rpc socket answer could not be sent'));
     });
   }
 

@@ -2,11 +2,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  McpError,
   ListToolsRequestSchema,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { MethodDefinition } from '../rpc/defineMethod.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
@@ -64,7 +66,10 @@ function toolResult(method: string, result: unknown): CallToolResult {
  * data). Stateless Streamable HTTP: each POST is answered on its own; sessions are the service's
  * (session_id in the arguments), not MCP sessions. Mounted behind the API key and rate limits.
  */
-export function mcpRouter(dispatcher: Dispatcher, options: { bodyLimit: string; logger: Logger }): Router {
+export function mcpRouter(
+  dispatcher: Dispatcher,
+  options: { bodyLimit: string; batchMax: number; logger: Logger },
+): Router {
   const tools = dispatcher.table.list().map(toolOf);
   const methodOf = new Map(dispatcher.table.list().map((def) => [toolName(def.name), def.name]));
   const router = express.Router();
@@ -79,14 +84,20 @@ export function mcpRouter(dispatcher: Dispatcher, options: { bodyLimit: string; 
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
       const method = methodOf.get(request.params.name);
+      if (method === undefined) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${request.params.name.slice(0, 100)}. tools/list names every tool.`,
+        );
+      }
       const log = options.logger.child({ requestId, transport: 'mcp' });
       try {
-        const result = await dispatcher.call(method ?? request.params.name, request.params.arguments ?? {}, {
+        const result = await dispatcher.call(method, request.params.arguments ?? {}, {
           requestId,
           origin,
           log,
         });
-        return toolResult(method ?? request.params.name, result);
+        return toolResult(method, result);
       } catch (error) {
         const failure = errorResponse(
           null,
@@ -103,6 +114,20 @@ export function mcpRouter(dispatcher: Dispatcher, options: { bodyLimit: string; 
 
   router.post(MCP_PATH, express.json({ limit: options.bodyLimit }), async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
+    // BATCH_MAX holds here as on /rpc (the SDK alone would take up to 100 messages per POST).
+    if (Array.isArray(req.body) && req.body.length > options.batchMax) {
+      res
+        .status(400)
+        .json(
+          errorResponse(
+            null,
+            'INVALID_REQUEST',
+            `Invalid request: a batch of ${req.body.length} messages is over the limit of ${options.batchMax} (BATCH_MAX)`,
+            { batchMax: options.batchMax },
+          ),
+        );
+      return;
+    }
     const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -114,6 +139,28 @@ export function mcpRouter(dispatcher: Dispatcher, options: { bodyLimit: string; 
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
+  });
+  // Body errors, answered as on /rpc: malformed JSON is a parse error, an oversized body HTTP 413.
+  // The error object carries the raw body, so it is never logged.
+  router.use(MCP_PATH, (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : '';
+    if (type === 'entity.parse.failed') {
+      res.status(400).json(errorResponse(null, 'PARSE_ERROR'));
+      return;
+    }
+    if (type === 'entity.too.large') {
+      res
+        .status(413)
+        .json(
+          errorResponse(
+            null,
+            'INVALID_REQUEST',
+            `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`,
+          ),
+        );
+      return;
+    }
+    next(error);
   });
   // Stateless: no server-initiated stream to open (GET) and no MCP session to end (DELETE).
   router.all(MCP_PATH, (_req: Request, res: Response) => {

@@ -37,6 +37,9 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'headers.cookie',
+  // body-parser attaches the raw request text to its errors: whatever the caller sent, secrets included.
+  'err.body',
+  '*.err.body',
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

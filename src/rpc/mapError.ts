@@ -6,6 +6,7 @@ import {
   AgentUnavailableError,
   CdpUnavailableError,
   EvaluationTimeoutError,
+  TabCloseError,
   TabNotFoundError,
   UnknownToolError,
 } from '../agents/agentErrors.js';
@@ -202,7 +203,7 @@ function mapAgentError(error: unknown, data: Record<string, unknown>): RpcError 
     );
   if (error instanceof CdpUnavailableError)
     return rpcError('RESOURCE_UNAVAILABLE', error.message, { ...data, cdpUrl: error.cdpUrl ?? null }, error);
-  if (error instanceof TabNotFoundError)
+  if (error instanceof TabNotFoundError || error instanceof TabCloseError)
     return rpcError('ACTION_FAILED', error.message, { ...data, tabId: error.tabId }, error);
   return undefined;
 }

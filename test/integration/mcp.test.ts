@@ -91,8 +91,8 @@ describe('MCP /mcp', () => {
     });
     const invalid = await call(client, 'page_goto', { session_id: 's_x', url: 42 });
     expect(json<{ code: number }>(invalid).code).toBe(-32602);
-    const unknown = await call(client, 'no_such_tool');
-    expect(json<{ code: number }>(unknown).code).toBe(-32601);
+    // An unknown tool is a protocol error, as MCP clients expect.
+    await expect(call(client, 'no_such_tool')).rejects.toThrow(/Unknown tool: no_such_tool/);
     // The allow-list holds on this transport as on /rpc.
     const { session_id } = json<{ session_id: string }>(await call(client, 'session_create'));
     const blocked = await call(client, 'page_goto', { session_id, url: 'file:///etc/passwd' });
@@ -111,5 +111,33 @@ describe('MCP /mcp', () => {
     expect(bare.status).toBe(401);
     const get = await fetch(`${suite.service.url}/mcp`, { headers: { 'x-api-key': TEST_API_KEY } });
     expect(get.status).toBe(405);
+  });
+
+  it('answers a malformed body with -32700 and an oversized one with 413, never logging the body', async () => {
+    const post = (body: string) =>
+      fetch(`${suite.service.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-api-key': TEST_API_KEY,
+        },
+        body,
+      });
+    const secret = 'sk-MCP-BODY-SECRET-42';
+    const malformed = await post(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"apiKey":"${secret}"`,
+    );
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    const huge = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', pad: 'x'.repeat(600 * 1024) }),
+    );
+    expect(huge.status).toBe(413);
+    const batch = Array.from({ length: 51 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const over = await post(JSON.stringify(batch));
+    expect(over.status).toBe(400);
+    expect(await over.json()).toMatchObject({ error: { code: -32600, data: { batchMax: 50 } } });
+    expect(suite.service.logs.join('\n')).not.toContain(secret);
   });
 });

@@ -228,7 +228,7 @@ describe('WebSocket /rpc', () => {
     expect((await other.rpc('session.list')).error).toBeUndefined();
   });
 
-  it('applies RATE_LIMIT_MAX per key to messages (a batch counts each member)', async () => {
+  it('applies RATE_LIMIT_MAX per address to messages (a batch counts each member), answering by id', async () => {
     const limited = await startTestService({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_MS: '600000' });
     extraServices.push(limited);
     // The handshake is the address's first use; five calls fit, the sixth does not.
@@ -245,23 +245,39 @@ describe('WebSocket /rpc', () => {
     );
     const refused = (await s.first()) as JsonRpcReply[];
     expect(refused.map((r) => r.error?.code)).toEqual([-32003, -32003]);
-    // The socket stays open: a refusal is an answer, not a disconnect.
+    // Junk counts too, and the socket stays open: a refusal is an answer, not a disconnect.
+    s.sendRaw('not json');
+    expect(await s.first()).toMatchObject({ id: null, error: { code: -32700 } });
     expect(s.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('applies RATE_LIMIT_MAX per key across addresses', async () => {
+    const limited = await startTestService({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_MS: '600000' });
+    extraServices.push(limited);
+    // Two addresses, one key: each address stays under its budget while the key runs out.
+    const a = await RpcSocket.open(limited.url, { localAddress: '127.0.0.1' });
+    const b = await RpcSocket.open(limited.url, { localAddress: '127.0.0.3' });
+    for (let i = 0; i < 3; i++) expect((await a.rpc('session.list')).error).toBeUndefined();
+    for (let i = 0; i < 3; i++) expect((await b.rpc('session.list')).error).toBeUndefined();
+    const over = await b.rpc('session.list');
+    expect(over.error?.code).toBe(-32003);
   });
 
   it(`refuses calls past ${MAX_SOCKET_INFLIGHT} in flight on one socket, answering each at once`, async () => {
     const s = await RpcSocket.open();
     const { session_id } = await s.call<{ session_id: string }>('session.create', {});
-    // Calls on one session serialise on its lock: each holds it for a while.
-    const slow = { expression: 'new Promise((r) => setTimeout(r, 100))', session_id };
-    const replies = Array.from({ length: MAX_SOCKET_INFLIGHT + 2 }, () => s.rpc('page.evaluate', slow));
-    const answers = await Promise.all(replies);
+    // The first call holds the session's lock; the others queue behind it, so all stay in flight.
+    const holder = s.rpc('page.waitFor', { session_id, state: 'idleFor', ms: 3000 });
+    const queued = Array.from({ length: MAX_SOCKET_INFLIGHT + 1 }, () => s.rpc('logs.pull', { session_id }));
+    const answers = await Promise.all([holder, ...queued]);
     const refused = answers.filter((a) => a.error?.code === -32003);
-    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused).toHaveLength(2);
     expect(refused[0]?.error?.data).toMatchObject({ limit: 'MAX_SOCKET_INFLIGHT' });
-    expect(answers.filter((a) => a.error === undefined).length).toBe(MAX_SOCKET_INFLIGHT);
+    expect(answers.filter((a) => a.error === undefined)).toHaveLength(MAX_SOCKET_INFLIGHT);
+    // Once answered, calls are admitted again.
+    expect((await s.rpc('session.list')).error).toBeUndefined();
     await s.call('session.close', { session_id });
-  }, 120_000);
+  });
 
   it('closes open sockets with 1001 when the service shuts down', async () => {
     const own = await startTestService();

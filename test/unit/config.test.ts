@@ -94,6 +94,8 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', 'huge'],
     ['BODY_LIMIT', '10gb'],
+    ['BODY_LIMIT', '0'],
+    ['BODY_LIMIT', '0kb'],
     ['CDP_URL', 'ftp://x'],
     ['SESSION_TTL_MS', '10'],
     ['RATE_LIMIT_MAX', '0'],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TabCloseError } from '../../src/agents/agentErrors.js';
 import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
 import { rpcError } from '../../src/rpc/errors.js';
 import { mapError, type ErrorScope } from '../../src/rpc/mapError.js';
@@ -48,6 +49,12 @@ describe('mapError', () => {
     const full = mapError(new SessionLimitError(8, 1000), scope());
     expect(full.code).toBe(-32003);
     expect(full.data).toMatchObject({ method: 'page.text', limit: 'MAX_SESSIONS', maxSessions: 8 });
+  });
+
+  it('maps a tab that would not close to ACTION_FAILED with its id', () => {
+    const mapped = mapError(new TabCloseError('T1', 'still open'), scope());
+    expect(mapped.code).toBe(-32000);
+    expect(mapped.data).toMatchObject({ method: 'page.text', tabId: 'T1' });
   });
 
   it('maps anything unknown to INTERNAL_ERROR without leaking its message', () => {
