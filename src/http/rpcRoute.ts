@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from '../observability/logger.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
+import { jsonBodyErrors } from './bodyErrors.js';
 
 /**
  * POST /rpc: JSON in, JSON-RPC out. Only application/json is accepted, so a web page cannot post
@@ -51,25 +52,6 @@ export function rpcRouter(
     },
   );
   // Body-parser errors: malformed JSON is a JSON-RPC parse error; an oversized body is HTTP 413.
-  router.use('/rpc', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : '';
-    if (type === 'entity.parse.failed') {
-      res.status(200).json(errorResponse(null, 'PARSE_ERROR'));
-      return;
-    }
-    if (type === 'entity.too.large') {
-      res
-        .status(413)
-        .json(
-          errorResponse(
-            null,
-            'INVALID_REQUEST',
-            `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`,
-          ),
-        );
-      return;
-    }
-    next(error);
-  });
+  router.use('/rpc', jsonBodyErrors(options.bodyLimit, 200));
   return router;
 }

@@ -8,7 +8,8 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
+import { jsonBodyErrors } from '../http/bodyErrors.js';
 import type { Logger } from '../observability/logger.js';
 import type { MethodDefinition } from '../rpc/defineMethod.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
@@ -140,28 +141,8 @@ export function mcpRouter(
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  // Body errors, answered as on /rpc: malformed JSON is a parse error, an oversized body HTTP 413.
-  // The error object carries the raw body, so it is never logged.
-  router.use(MCP_PATH, (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : '';
-    if (type === 'entity.parse.failed') {
-      res.status(400).json(errorResponse(null, 'PARSE_ERROR'));
-      return;
-    }
-    if (type === 'entity.too.large') {
-      res
-        .status(413)
-        .json(
-          errorResponse(
-            null,
-            'INVALID_REQUEST',
-            `Request body too large: the limit is ${options.bodyLimit} (BODY_LIMIT)`,
-          ),
-        );
-      return;
-    }
-    next(error);
-  });
+  // Body errors, answered as on /rpc (400 for a parse error here); the raw body is never logged.
+  router.use(MCP_PATH, jsonBodyErrors(options.bodyLimit, 400));
   // Stateless: no server-initiated stream to open (GET) and no MCP session to end (DELETE).
   router.all(MCP_PATH, (_req: Request, res: Response) => {
     res

@@ -33,6 +33,7 @@ import {
   type JsonRpcReply,
   type TestService,
 } from '../helpers/testService.js';
+import { Inbox } from '../helpers/inbox.js';
 
 // Secrets that must pass through to agents and never reach a log line or evaluations.jsonl.
 const SECRET = 'hub-secret-5f1c0a9e7d2b4c6a';
@@ -64,20 +65,20 @@ function hubUrl(): string {
 
 /** A raw `ws` agent that records every message and lets the test take them in order. */
 class TestAgent {
-  readonly received: Msg[] = [];
+  private readonly inbox = new Inbox<Msg>();
   readonly closed: Promise<{ code: number; reason: string }>;
   clientId: string = randomUUID();
-  private readonly taken = new Set<Msg>();
-  private readonly listeners = new Set<() => void>();
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      this.received.push(JSON.parse(data.toString('utf8')) as Msg);
-      for (const listener of this.listeners) listener();
-    });
+    ws.on('message', (data: Buffer) => this.inbox.push(JSON.parse(data.toString('utf8')) as Msg));
     this.closed = new Promise((resolve) =>
       ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
     );
+  }
+
+  /** Every message received, taken or not. */
+  get received(): Msg[] {
+    return this.inbox.received;
   }
 
   static async connect(options: ClientOptions = {}): Promise<TestAgent> {
@@ -93,23 +94,7 @@ class TestAgent {
 
   /** The first message not taken yet that matches, waiting for it with a deadline. */
   next(match: (m: Msg) => boolean, what: string, timeoutMs = 10_000): Promise<Msg> {
-    return new Promise((resolve, reject) => {
-      const take = (): boolean => {
-        const found = this.received.find((m) => !this.taken.has(m) && match(m));
-        if (found === undefined) return false;
-        this.taken.add(found);
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(found);
-        return true;
-      };
-      const listener = () => void take();
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      if (!take()) this.listeners.add(listener);
-    });
+    return this.inbox.next(match, what, timeoutMs);
   }
 
   send(message: unknown): void {

@@ -10,6 +10,7 @@ import {
   type JsonRpcReply,
   type TestService,
 } from '../helpers/testService.js';
+import { Inbox } from '../helpers/inbox.js';
 
 /** Bound on any single wait for a message in these tests. */
 const MESSAGE_TIMEOUT_MS = 20_000;
@@ -32,16 +33,12 @@ function socketUrl(base: string): string {
 
 /** A JSON-RPC client on one socket: answers are matched to calls by id. */
 class RpcSocket {
-  private readonly received: unknown[] = [];
-  private readonly listeners = new Set<() => void>();
+  private readonly inbox = new Inbox<unknown>();
   readonly closed: Promise<number>;
   private nextId = 1;
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      this.received.push(JSON.parse(data.toString('utf8')) as unknown);
-      for (const l of this.listeners) l();
-    });
+    ws.on('message', (data: Buffer) => this.inbox.push(JSON.parse(data.toString('utf8')) as unknown));
     this.closed = new Promise((resolve) => ws.once('close', (code) => resolve(code)));
   }
 
@@ -60,25 +57,9 @@ class RpcSocket {
     this.ws.send(text, { binary });
   }
 
-  /** The first message received that matches, in arrival order, waiting for it with a deadline. */
+  /** The first message not taken yet that matches, in arrival order, waiting for it with a deadline. */
   next(match: (m: unknown) => boolean, what: string): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const take = (): boolean => {
-        const i = this.received.findIndex(match);
-        if (i < 0) return false;
-        const [found] = this.received.splice(i, 1);
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(found);
-        return true;
-      };
-      const listener = () => void take();
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`timed out after ${MESSAGE_TIMEOUT_MS} ms waiting for ${what}`));
-      }, MESSAGE_TIMEOUT_MS);
-      if (!take()) this.listeners.add(listener);
-    });
+    return this.inbox.next(match, what, MESSAGE_TIMEOUT_MS);
   }
 
   /** The first message, whatever it is. */
