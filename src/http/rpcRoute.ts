@@ -41,10 +41,15 @@ export function rpcRouter(
     async (req: Request, res: Response) => {
       const requestId = String(res.locals.requestId);
       const log = options.logger.child({ requestId });
+      // The client closing its connection before the answer is out means it has gone.
+      const gone = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       const response = await handleJsonRpcBody(
         req.body,
         dispatcher,
-        { requestId, origin: req.ip ?? 'http', log },
+        { requestId, origin: req.ip ?? 'http', log, signal: gone.signal },
         options.batchMax,
       );
       if (response === undefined) res.status(204).end();

@@ -141,6 +141,9 @@ export class RpcSocketEndpoint {
       closed: new Promise<void>((resolve) => ws.once('close', () => resolve())),
     };
     this.sockets.add(open);
+    // Every call of this socket shares one signal: the socket closing means its caller has gone.
+    const gone = new AbortController();
+    ws.once('close', () => gone.abort());
     let inflight = 0;
     const log = this.options.logger.child({ transport: 'ws', remoteAddress });
     /** Sends an answer; `done` runs once it has left the process (or could not be sent). */
@@ -222,7 +225,7 @@ export class RpcSocketEndpoint {
       void handleJsonRpcBody(
         message,
         this.dispatcher,
-        { requestId, origin: `ws:${remoteAddress}`, log: log.child({ requestId }) },
+        { requestId, origin: `ws:${remoteAddress}`, log: log.child({ requestId }), signal: gone.signal },
         this.options.batchMax,
       )
         .catch((error: unknown): JsonRpcResponse => {

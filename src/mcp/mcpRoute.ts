@@ -83,7 +83,7 @@ export function mcpRouter(
         'logs_pull and network_pull with the session_id it returns; session_close when done.',
     });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const method = methodOf.get(request.params.name);
       if (method === undefined) {
         throw new McpError(
@@ -97,6 +97,8 @@ export function mcpRouter(
           requestId,
           origin,
           log,
+          // Aborted on notifications/cancelled and when the request's connection closes.
+          signal: extra.signal,
         });
         return toolResult(method, result);
       } catch (error) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { Response } from 'playwright-core';
 import { BLOCKED_HEADER } from '../browser/egressProxy.js';
@@ -202,9 +203,13 @@ export const pageWaitFor = defineSessionMethod({
   result: Type.Object({ state: Type.String({ description: 'The state that was reached.' }) }),
   errors: ['TIMEOUT', 'ACTION_FAILED'],
   readOnly: true,
-  async handler(params, { session }) {
-    if (params.state === 'idleFor') await new Promise((r) => setTimeout(r, params.ms));
-    else if (params.state === 'networkidle') await session.settle(params.timeout);
+  async handler(params, { session, signal }) {
+    if (params.state === 'idleFor') {
+      // A pause whose caller has gone ends at once, freeing the session for the next call.
+      await sleep(params.ms, undefined, { signal }).catch((error: unknown) => {
+        if (!signal.aborted) throw error;
+      });
+    } else if (params.state === 'networkidle') await session.settle(params.timeout);
     else await session.page.waitForLoadState(params.state, { timeout: params.timeout });
     return { state: params.state };
   },

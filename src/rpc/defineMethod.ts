@@ -11,6 +11,8 @@ export interface MethodContext {
   requestId: string;
   /** Where the call came from: the HTTP client address, 'ws', 'mcp'. */
   origin: string;
+  /** Aborted when the caller has gone (HTTP request closed, socket closed, MCP request cancelled). */
+  signal: AbortSignal;
 }
 
 export interface SessionMethodContext extends MethodContext {

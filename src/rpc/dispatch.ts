@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import type { MethodContext, MethodDefinition } from './defineMethod.js';
 import type { RpcError } from './errors.js';
-import { rpcError } from './errors.js';
+import { CallerGoneError, rpcError } from './errors.js';
 import { mapError } from './mapError.js';
 import type { MethodTable } from './methodTable.js';
 import type { Services } from './services.js';
@@ -11,7 +11,12 @@ export interface CallContext {
   requestId: string;
   origin: string;
   log: Logger;
+  /** Aborted when the caller has gone; a call still queued then never runs. */
+  signal?: AbortSignal;
 }
+
+/** A signal that never aborts, for callers that cannot go away (tests, internal calls). */
+const NEVER = new AbortController().signal;
 
 /**
  * The one call path for every transport: lookup → validate → resolve session → lock → handler →
@@ -88,16 +93,23 @@ export class Dispatcher {
     params: Record<string, unknown>,
     ctx: CallContext,
   ): Promise<unknown> {
+    const signal = ctx.signal ?? NEVER;
     const base: MethodContext = {
       services: this.services,
       log: ctx.log,
       requestId: ctx.requestId,
       origin: ctx.origin,
+      signal,
     };
     if (!def.sessionScoped) return def.handler(params, base);
     const id = String(params.session_id);
     const session = this.services.sessions.resolve(id);
-    return session.run(() => def.handler(params, { ...base, session }));
+    return session.run(() => {
+      // Queued behind another call and the caller has gone meanwhile (a client that timed out and
+      // retries): running it now would act twice, so it does not run.
+      if (signal.aborted) throw new CallerGoneError(def.name);
+      return def.handler(params, { ...base, session });
+    });
   }
 
   private record(

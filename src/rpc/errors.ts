@@ -66,3 +66,11 @@ export function errorNameForCode(code: number): ErrorName | undefined {
   for (const [name, entry] of Object.entries(ERRORS)) if (entry.code === code) return name as ErrorName;
   return undefined;
 }
+
+/** The caller went away before its call reached the browser. */
+export class CallerGoneError extends Error {
+  constructor(method: string) {
+    super(`${method} was not run: the caller disconnected while it waited for the session`);
+    this.name = 'CallerGoneError';
+  }
+}

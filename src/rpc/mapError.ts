@@ -18,7 +18,7 @@ import {
   SessionLimitError,
   SessionNotFoundError,
 } from '../browser/browserErrors.js';
-import { RpcError, errorNameForCode, rpcError } from './errors.js';
+import { CallerGoneError, RpcError, errorNameForCode, rpcError } from './errors.js';
 
 /** Playwright prefixes its errors with the API call that failed: `locator.click: …`. */
 const PLAYWRIGHT_CALL =
@@ -54,6 +54,8 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
   }
   const agentError = mapAgentError(error, data);
   if (agentError !== undefined) return agentError;
+  if (error instanceof CallerGoneError)
+    return rpcError('RESOURCE_UNAVAILABLE', error.message, { ...data, reason: 'caller-gone' }, error);
   if (error instanceof SessionNotFoundError)
     return rpcError(
       'SESSION_NOT_FOUND',
