@@ -97,7 +97,8 @@ export function mcpRouter(
           requestId,
           origin,
           log,
-          // Aborted on notifications/cancelled and when the request's connection closes.
+          // Aborted when this request's connection closes (the transport closes with it). Stateless,
+          // so a notifications/cancelled arrives on another POST and does not reach this call.
           signal: extra.signal,
         });
         return toolResult(method, result);
