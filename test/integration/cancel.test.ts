@@ -69,6 +69,31 @@ describe('a caller that has gone', () => {
     expect(await runs(session_id)).toBe(1);
   });
 
+  it('over MCP: a tool call whose connection closes while it is queued never runs', async () => {
+    const session_id = await openSession();
+    const holder = suite.service.rpc('page.waitFor', { session_id, state: 'idleFor', ms: HOLD_MS });
+    const impatient = new AbortController();
+    const abandoned = fetch(`${suite.service.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': TEST_API_KEY,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'page_evaluate', arguments: { session_id, expression: INCREMENT } },
+      }),
+      signal: impatient.signal,
+    }).catch((error: unknown) => error);
+    setTimeout(() => impatient.abort(), GIVE_UP_MS);
+    expect(await abandoned).toBeInstanceOf(Error);
+    expect((await holder).error).toBeUndefined();
+    expect(await runs(session_id)).toBe(0);
+  });
+
   it('over the WebSocket: calls queued when the socket closes never run', async () => {
     const session_id = await openSession();
     const holder = suite.service.rpc('page.waitFor', { session_id, state: 'idleFor', ms: HOLD_MS });
