@@ -44,19 +44,35 @@ function rpcBody(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 }
 
+/** Posts to the service and gives up after GIVE_UP_MS, as a client with a short timeout does. */
+async function postAndAbandon(
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
+  const impatient = new AbortController();
+  const timer = setTimeout(() => impatient.abort(), GIVE_UP_MS);
+  try {
+    return await fetch(`${suite.service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY, ...headers },
+      body,
+      signal: impatient.signal,
+    }).catch((error: unknown) => error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('a caller that has gone', () => {
   it('over HTTP: a call still queued behind the session lock never runs', async () => {
     const session_id = await openSession();
     const holder = suite.service.rpc('page.waitFor', { session_id, state: 'idleFor', ms: HOLD_MS });
-    const impatient = new AbortController();
-    const abandoned = fetch(`${suite.service.url}/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY },
-      body: rpcBody('page.evaluate', { session_id, expression: INCREMENT }),
-      signal: impatient.signal,
-    }).catch((error: unknown) => error);
-    setTimeout(() => impatient.abort(), GIVE_UP_MS);
-    expect(await abandoned).toBeInstanceOf(Error);
+    const abandoned = await postAndAbandon(
+      '/rpc',
+      rpcBody('page.evaluate', { session_id, expression: INCREMENT }),
+    );
+    expect(abandoned).toBeInstanceOf(Error);
     expect((await holder).error).toBeUndefined();
     expect(await runs(session_id)).toBe(0);
     await waitFor(
@@ -72,24 +88,17 @@ describe('a caller that has gone', () => {
   it('over MCP: a tool call whose connection closes while it is queued never runs', async () => {
     const session_id = await openSession();
     const holder = suite.service.rpc('page.waitFor', { session_id, state: 'idleFor', ms: HOLD_MS });
-    const impatient = new AbortController();
-    const abandoned = fetch(`${suite.service.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': TEST_API_KEY,
-      },
-      body: JSON.stringify({
+    const abandoned = await postAndAbandon(
+      '/mcp',
+      JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
         params: { name: 'page_evaluate', arguments: { session_id, expression: INCREMENT } },
       }),
-      signal: impatient.signal,
-    }).catch((error: unknown) => error);
-    setTimeout(() => impatient.abort(), GIVE_UP_MS);
-    expect(await abandoned).toBeInstanceOf(Error);
+      { accept: 'application/json, text/event-stream' },
+    );
+    expect(abandoned).toBeInstanceOf(Error);
     expect((await holder).error).toBeUndefined();
     expect(await runs(session_id)).toBe(0);
   });
@@ -116,16 +125,12 @@ describe('a caller that has gone', () => {
     { timeout: 30_000 },
     async () => {
       const session_id = await openSession();
-      const impatient = new AbortController();
-      const abandoned = fetch(`${suite.service.url}/rpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY },
-        // The longest pause there is: were it not cut short, the next call would wait past this test's timeout.
-        body: rpcBody('page.waitFor', { session_id, state: 'idleFor', ms: 60_000 }),
-        signal: impatient.signal,
-      }).catch((error: unknown) => error);
-      setTimeout(() => impatient.abort(), GIVE_UP_MS);
-      expect(await abandoned).toBeInstanceOf(Error);
+      // The longest pause there is: were it not cut short, the next call would wait past this test's timeout.
+      const abandoned = await postAndAbandon(
+        '/rpc',
+        rpcBody('page.waitFor', { session_id, state: 'idleFor', ms: 60_000 }),
+      );
+      expect(abandoned).toBeInstanceOf(Error);
       const { text } = await suite.service.call<{ text: string }>('page.text', {
         session_id,
         selector: 'main',
