@@ -7,6 +7,11 @@ export class Mutex {
     return this.pending > 0;
   }
 
+  /** Runs in progress or waiting their turn. */
+  get size(): number {
+    return this.pending;
+  }
+
   run<T>(work: () => Promise<T>): Promise<T> {
     this.pending++;
     const result = this.tail.then(work, work);

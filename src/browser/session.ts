@@ -108,6 +108,11 @@ export class Session {
     await this.release?.();
   }
 
+  /** Calls on this session running or waiting for the lock. */
+  get calls(): number {
+    return this.lock.size;
+  }
+
   get busy(): boolean {
     return this.lock.busy;
   }

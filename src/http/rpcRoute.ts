@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
@@ -43,6 +44,8 @@ export function rpcRouter(
       const log = options.logger.child({ requestId });
       // The client closing its connection before the answer is out means it has gone.
       const gone = new AbortController();
+      // All members of a batch share it, each running idleFor adding a listener.
+      setMaxListeners(0, gone.signal);
       res.once('close', () => {
         if (!res.writableFinished) gone.abort();
       });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ipKeyGenerator } from 'express-rate-limit';
@@ -143,6 +144,8 @@ export class RpcSocketEndpoint {
     this.sockets.add(open);
     // Every call of this socket shares one signal: the socket closing means its caller has gone.
     const gone = new AbortController();
+    // Up to MAX_SOCKET_INFLIGHT calls share it, each running idleFor adding a listener.
+    setMaxListeners(0, gone.signal);
     ws.once('close', () => gone.abort());
     let inflight = 0;
     const log = this.options.logger.child({ transport: 'ws', remoteAddress });

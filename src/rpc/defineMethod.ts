@@ -11,7 +11,7 @@ export interface MethodContext {
   requestId: string;
   /** Where the call came from: the HTTP client address, 'ws', 'mcp'. */
   origin: string;
-  /** Aborted when the caller has gone (HTTP request closed, socket closed, MCP request cancelled). */
+  /** Aborted when the caller has gone: its HTTP connection (/rpc, /mcp) or its WebSocket closed. */
   signal: AbortSignal;
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../observability/logger.js';
 import type { MethodContext, MethodDefinition } from './defineMethod.js';
 import type { RpcError } from './errors.js';
@@ -17,6 +18,8 @@ export interface CallContext {
 
 /** A signal that never aborts, for callers that cannot go away (tests, internal calls). */
 const NEVER = new AbortController().signal;
+// Every running idleFor listens on the signal of its call; many may share one.
+setMaxListeners(0, NEVER);
 
 /**
  * The one call path for every transport: lookup → validate → resolve session → lock → handler →
@@ -132,6 +135,8 @@ export class Dispatcher {
         {
           ...line,
           code: error.code,
+          // Why, where the error says (caller-gone, browser-restarted, expired …).
+          reason: typeof error.data?.reason === 'string' ? error.data.reason : undefined,
           err: error.cause instanceof Error ? { message: error.cause.message } : undefined,
         },
         'rpc call failed',

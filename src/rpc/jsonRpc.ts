@@ -61,7 +61,8 @@ export async function handleRequestObject(
     return errorResponse(id, 'INVALID_REQUEST', 'Invalid request: params must be an object or an array');
   }
   try {
-    const result = await dispatcher.call(req.method, req.params, ctx);
+    // A notification's caller never waits for an answer, so its leaving cancels nothing.
+    const result = await dispatcher.call(req.method, req.params, hasId ? ctx : { ...ctx, signal: undefined });
     return hasId ? { jsonrpc: '2.0', id, result: result ?? null } : undefined;
   } catch (error) {
     if (!hasId) return undefined;
