@@ -49,7 +49,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/agents/**/*.ts'],
+    files: ['src/cdp/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -57,7 +57,7 @@ export default tseslint.config(
           patterns: [
             layer(
               ['../rpc/*', '../methods/*', '../http/*', '../hub/*', '../mcp/*', '../app.js', '../service.js'],
-              'agents/ (the hub domain) imports nothing above it',
+              'cdp/ imports nothing above it',
             ),
           ],
         },
@@ -73,9 +73,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../agents/*'],
+              group: ['../hub/*', '../cdp/*'],
               allowTypeImports: true,
-              message: 'methods/ reach agents/ through services; import types only',
+              message: 'methods/ reach the hub and the CDP browser through services; import types only',
             },
           ],
         },
@@ -85,7 +85,7 @@ export default tseslint.config(
         {
           patterns: [
             layer(
-              ['../http/*', '../hub/*', '../mcp/*', '../app.js', '../service.js', '../rpc/dispatch.js'],
+              ['../http/*', '../mcp/*', '../app.js', '../service.js', '../rpc/dispatch.js'],
               'methods/ use browser/ and rpc/defineMethod only',
             ),
           ],

@@ -4,7 +4,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { refuseUpgrade } from '../hub/upgradeRouter.js';
+import { refuseUpgrade } from '../ws/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';

@@ -1,5 +1,5 @@
 import { WebSocket, type RawData } from 'ws';
-import type { AgentLink, AgentRegistry } from '../agents/agentRegistry.js';
+import type { AgentLink, AgentRegistry } from './agentRegistry.js';
 import type { Logger } from '../observability/logger.js';
 import { PROTOCOL_VERSION, type ProtocolParser, type RegisterMessage } from './protocol.js';
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { AgentRegistry } from '../agents/agentRegistry.js';
+import type { AgentRegistry } from './agentRegistry.js';
 import type { Logger } from '../observability/logger.js';
 import { AgentConnection } from './agentConnection.js';
 import { ProtocolParser } from './protocol.js';
-import { refuseUpgrade } from './upgradeRouter.js';
+import { refuseUpgrade } from '../ws/upgradeRouter.js';
 
 /** Where agents connect (seed 001). */
 export const AGENTS_PATH = '/agents';

@@ -1,18 +1,24 @@
 import type { MethodDefinition } from '../rpc/defineMethod.js';
-import { a11yMethods } from './a11y.js';
 import { agentMethods } from './agents.js';
-import { rpcDiscover } from './discover.js';
+import { axeMethods } from './axe.js';
+import { findMethods } from './find.js';
+import { logsMethods } from './logs.js';
+import { networkMethods } from './network.js';
 import { pageMethods } from './page.js';
+import { rpcDiscover } from './rpc.js';
+import { screenshotMethods } from './screenshot.js';
 import { sessionMethods } from './session.js';
-import { signalMethods } from './signals.js';
 import { tabMethods } from './tabs.js';
 
 /** Every method of the service, in the order the docs list them. */
 export const allMethods: MethodDefinition[] = [
   ...sessionMethods,
   ...pageMethods,
-  ...signalMethods,
-  ...a11yMethods,
+  ...logsMethods,
+  ...networkMethods,
+  ...screenshotMethods,
+  ...findMethods,
+  ...axeMethods,
   ...agentMethods,
   ...tabMethods,
   rpcDiscover,

@@ -16,7 +16,7 @@ import {
   Selector,
   WaitUntil,
   timeoutParam,
-} from './common.js';
+} from './params.js';
 import { clampChars, normalizeText } from './normalizeText.js';
 
 /** The longest page.waitFor idleFor pause. */

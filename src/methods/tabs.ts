@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Route } from 'playwright-core';
-import type { TabPage } from '../agents/cdpTabs.js';
+import type { TabPage } from '../cdp/cdpTabs.js';
 import { defineMethod } from '../rpc/defineMethod.js';
 import { rpcError } from '../rpc/errors.js';
 import type { Services } from '../rpc/services.js';

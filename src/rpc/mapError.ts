@@ -4,12 +4,10 @@ import {
   AgentCallError,
   AgentNotFoundError,
   AgentUnavailableError,
-  CdpUnavailableError,
   EvaluationTimeoutError,
-  TabCloseError,
-  TabNotFoundError,
   UnknownToolError,
-} from '../agents/agentErrors.js';
+} from '../hub/hubErrors.js';
+import { CdpUnavailableError, TabCloseError, TabNotFoundError } from '../cdp/cdpErrors.js';
 import { BrowserUnavailableError } from '../browser/browserHost.js';
 import { SettleTimeoutError } from '../browser/networkTracker.js';
 import {
@@ -140,7 +138,7 @@ export function mapError(error: unknown, scope: ErrorScope): RpcError {
   );
 }
 
-/** The agent hub's errors (agents.*, tabs.*); the codes match errorCodeOf in agents/agentErrors.ts. */
+/** The agent hub's errors (agents.*, tabs.*); the codes match errorCodeOf in hub/hubErrors.ts. */
 function mapAgentError(error: unknown, data: Record<string, unknown>): RpcError | undefined {
   if (error instanceof AgentCallError) {
     // The agent's error reaches the caller as it sent it: its code, message and data.

@@ -1,5 +1,5 @@
-import type { AgentRegistry } from '../agents/agentRegistry.js';
-import type { CdpTabs } from '../agents/cdpTabs.js';
+import type { AgentRegistry } from '../hub/agentRegistry.js';
+import type { CdpTabs } from '../cdp/cdpTabs.js';
 import type { Config } from '../config.js';
 import type { BrowserHost } from '../browser/browserHost.js';
 import type { SessionRegistry } from '../browser/sessionRegistry.js';

@@ -14,14 +14,13 @@ import {
   AgentCallError,
   AgentNotFoundError,
   AgentUnavailableError,
-  CdpUnavailableError,
   EvaluationTimeoutError,
-  TabNotFoundError,
   UnknownToolError,
   errorCodeOf,
-} from '../../src/agents/agentErrors.js';
-import { AgentRegistry, CLOSE_REPLACED, type AgentLink } from '../../src/agents/agentRegistry.js';
-import { EvaluationLog } from '../../src/agents/evaluationLog.js';
+} from '../../src/hub/hubErrors.js';
+import { CdpUnavailableError, TabNotFoundError } from '../../src/cdp/cdpErrors.js';
+import { AgentRegistry, CLOSE_REPLACED, type AgentLink } from '../../src/hub/agentRegistry.js';
+import { EvaluationLog } from '../../src/hub/evaluationLog.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { mapError } from '../../src/rpc/mapError.js';

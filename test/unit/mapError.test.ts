@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TabCloseError } from '../../src/agents/agentErrors.js';
+import { TabCloseError } from '../../src/cdp/cdpErrors.js';
 import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
 import { rpcError } from '../../src/rpc/errors.js';
 import { mapError, type ErrorScope } from '../../src/rpc/mapError.js';

@@ -1,7 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../browser/browserErrors.js';
 import type { Logger } from '../observability/logger.js';
-import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './agentErrors.js';
+import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';
 
 /** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
  * target list a moment later: tabs.attach and tabs.close look this often… */

@@ -8,7 +8,7 @@ import {
   EvaluationTimeoutError,
   UnknownToolError,
   errorCodeOf,
-} from './agentErrors.js';
+} from './hubErrors.js';
 import type { EvaluationLog } from './evaluationLog.js';
 
 /** The agent's own timeout error says more than ours, so the hub waits this much longer than it told the agent. */

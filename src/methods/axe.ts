@@ -3,68 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { withDeadline } from '../browser/browserErrors.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
 import { rpcError } from '../rpc/errors.js';
-import { ACTION_TIMEOUT_MS, timeoutParam } from './common.js';
+import { timeoutParam } from './params.js';
 
 /** axe on a large page takes seconds; past this the caller gets TIMEOUT rather than a hung session. */
 const AXE_TIMEOUT_MS = 60_000;
 /** Nodes listed per violation: enough to locate the problem without a megabyte answer. */
 const MAX_NODES_PER_VIOLATION = 20;
-
-/** A Playwright role selector: `role=button[name="Log in"]`, exact with the `s` flag. */
-export function roleSelector(role: string, name: string | undefined, exact: boolean): string {
-  if (name === undefined) return `role=${role}`;
-  return `role=${role}[name=${JSON.stringify(name)}${exact ? 's' : 'i'}]`;
-}
-
-export const findByRole = defineSessionMethod({
-  name: 'find.byRole',
-  summary: 'Find elements by ARIA role and accessible name; returns a selector page.click accepts',
-  params: {
-    role: Type.String({
-      minLength: 1,
-      maxLength: 50,
-      pattern: '^[a-z]+$',
-      description: 'ARIA role: button, link, textbox, heading, checkbox …',
-    }),
-    name: Type.Optional(
-      Type.String({
-        maxLength: 1000,
-        description: 'Accessible name; case-insensitive substring unless exact.',
-      }),
-    ),
-    exact: Type.Boolean({
-      default: false,
-      description: 'Match the name exactly and case-sensitively (default false).',
-    }),
-    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the lookup'),
-  },
-  result: Type.Object({
-    selector: Type.String({
-      description: 'A selector for the matches; add >> nth=N to pick one when count > 1.',
-    }),
-    count: Type.Integer({ description: 'How many elements match now.' }),
-  }),
-  errors: ['ACTION_FAILED', 'TIMEOUT'],
-  readOnly: true,
-  async handler(params, { session }) {
-    const selector = roleSelector(params.role, params.name, params.exact);
-    const count = await withDeadline(session.page.locator(selector).count(), params.timeout, () =>
-      rpcError('TIMEOUT', `find.byRole did not answer within ${params.timeout} ms: the page may be frozen.`, {
-        timeoutMs: params.timeout,
-      }),
-    );
-    if (count === 0) {
-      throw rpcError(
-        'ACTION_FAILED',
-        `No element with role ${params.role}${params.name === undefined ? '' : ` and name "${params.name}"`} on the page; read page.text to see what is there.`,
-        {
-          selector,
-        },
-      );
-    }
-    return { selector, count };
-  },
-});
 
 export const axeRun = defineSessionMethod({
   name: 'axe.run',
@@ -133,5 +77,4 @@ export const axeRun = defineSessionMethod({
     };
   },
 });
-
-export const a11yMethods = [findByRole, axeRun];
+export const axeMethods = [axeRun];

@@ -1,64 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { ConsoleEntrySchema, NetworkEntrySchema, PageErrorEntrySchema } from '../browser/signalEntries.js';
 import { defineSessionMethod } from '../rpc/defineMethod.js';
 import { rpcError } from '../rpc/errors.js';
-import { timeoutParam } from './common.js';
+import { timeoutParam } from './params.js';
 
 /** Screenshots wait for fonts and a stable frame; a huge full page may take a while. */
 const SCREENSHOT_TIMEOUT_MS = 30_000;
-
-export const logsPull = defineSessionMethod({
-  name: 'logs.pull',
-  summary:
-    'Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull',
-  params: {},
-  result: Type.Object({
-    console: Type.Array(ConsoleEntrySchema),
-    pageErrors: Type.Array(PageErrorEntrySchema),
-    dropped: Type.Object(
-      { console: Type.Integer(), pageErrors: Type.Integer() },
-      { description: 'Entries dropped because the ring buffer (CONSOLE_BUFFER_SIZE) was full.' },
-    ),
-  }),
-  errors: [],
-  readOnly: false,
-  async handler(_params, { session }) {
-    const consoleEntries = session.console.drain();
-    const errors = session.pageErrors.drain();
-    return {
-      console: consoleEntries.items,
-      pageErrors: errors.items,
-      dropped: { console: consoleEntries.dropped, pageErrors: errors.dropped },
-    };
-  },
-});
-
-export const networkPull = defineSessionMethod({
-  name: 'network.pull',
-  summary: 'Drain the network responses and failed requests buffered since the last pull',
-  params: {
-    onlyErrors: Type.Boolean({
-      default: true,
-      description:
-        'Return only status >= 400, failed and blocked requests (default true). The buffer is drained either way.',
-    }),
-  },
-  result: Type.Object({
-    requests: Type.Array(NetworkEntrySchema),
-    dropped: Type.Integer({
-      description: 'Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full.',
-    }),
-  }),
-  errors: [],
-  readOnly: false,
-  async handler(params, { session }) {
-    const { items, dropped } = session.network.drain();
-    const requests = params.onlyErrors
-      ? items.filter((r) => r.status === null || r.status >= 400 || r.blocked === true)
-      : items;
-    return { requests, dropped };
-  },
-});
 
 export const screenshot = defineSessionMethod({
   name: 'screenshot',
@@ -120,4 +66,4 @@ export const screenshot = defineSessionMethod({
   },
 });
 
-export const signalMethods = [logsPull, networkPull, screenshot];
+export const screenshotMethods = [screenshot];

@@ -1,4 +1,6 @@
-/** Errors of the agent hub and the CDP tabs; dispatch maps each onto the RPC catalogue (rpc/mapError.ts). */
+import { CdpUnavailableError, TabCloseError, TabNotFoundError } from '../cdp/cdpErrors.js';
+
+/** Errors of the agent hub; dispatch maps each onto the RPC catalogue (rpc/mapError.ts). */
 
 export class AgentNotFoundError extends Error {
   constructor(
@@ -76,34 +78,6 @@ export class AgentCallError extends Error {
   ) {
     super(message);
     this.name = 'AgentCallError';
-  }
-}
-
-/** CDP_URL is unset, or the browser behind it cannot be reached. */
-export class CdpUnavailableError extends Error {
-  constructor(
-    readonly cdpUrl: string | undefined,
-    detail: string,
-  ) {
-    super(detail);
-    this.name = 'CdpUnavailableError';
-  }
-}
-
-export class TabNotFoundError extends Error {
-  constructor(readonly tabId: string) {
-    super(`No tab with id ${tabId} in the CDP_URL browser; call tabs.list for the open tabs.`);
-    this.name = 'TabNotFoundError';
-  }
-}
-
-export class TabCloseError extends Error {
-  constructor(
-    readonly tabId: string,
-    detail: string,
-  ) {
-    super(`Tab ${tabId} did not close: ${detail}`);
-    this.name = 'TabCloseError';
   }
 }
 
