@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_ALLOW_HOST_REGEX, loadConfig, substituteEnv } from '../../src/config.js';
+import {
+  CONFIG_DEFAULTS,
+  CONFIG_GROUPS,
+  CONFIG_KEYS,
+  ConfigError,
+  DEFAULT_ALLOW_HOST_REGEX,
+  loadConfig,
+  substituteEnv,
+} from '../../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
 let fileCount = 0;
@@ -166,5 +174,22 @@ describe('substituteEnv', () => {
   it('replaces each ${NAME} and leaves other dollar signs alone', () => {
     expect(substituteEnv('${A}-${B}-$C-${}', { A: '1', B: '2', C: '3' })).toBe('1-2-$C-${}');
     expect(substituteEnv('${MISSING}x', {})).toBe('x');
+  });
+});
+
+describe('the declared configuration table (docs/configuration.md is generated from it)', () => {
+  it('gives every key a one-line description and a known group', () => {
+    for (const [key, entry] of Object.entries(CONFIG_KEYS)) {
+      expect(entry.description.trim().length, key).toBeGreaterThan(10);
+      expect(entry.description, key).not.toMatch(/\n/);
+      expect(Object.keys(CONFIG_GROUPS), key).toContain(entry.group);
+    }
+  });
+
+  it('derives CONFIG_DEFAULTS from it, key for key', () => {
+    expect(Object.keys(CONFIG_DEFAULTS)).toEqual(Object.keys(CONFIG_KEYS));
+    for (const [key, entry] of Object.entries(CONFIG_KEYS)) {
+      expect(CONFIG_DEFAULTS[key as keyof typeof CONFIG_DEFAULTS], key).toBe(entry.default);
+    }
   });
 });
