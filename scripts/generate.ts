@@ -1,16 +1,16 @@
-// npm run generate: writes openrpc.json, the typed client's method file and the README method list,
-// all from the method table. CI runs it and fails on `git diff`, so none of them drifts.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// npm run generate: writes openrpc.json, the typed client's method file and the reference pages
+// (docs/methods.md, docs/errors.md, docs/configuration.md), all from the tables in the code. CI runs
+// it and fails on `git diff`, and a unit test compares each committed file, so none of them drifts.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { CLIENT_METHODS_PATH } from './generateClient.js';
-import { renderClient, renderOpenRpc, withMethodList } from './generateDocs.js';
+import { renderClient, renderDocPages, renderOpenRpc } from './generateDocs.js';
 
 const root = new URL('../', import.meta.url);
-writeFileSync(new URL('openrpc.json', root), renderOpenRpc());
-writeFileSync(new URL(CLIENT_METHODS_PATH, root), await renderClient());
-const readmeUrl = new URL('README.md', root);
-if (existsSync(readmeUrl)) {
-  writeFileSync(readmeUrl, withMethodList(readFileSync(readmeUrl, 'utf8')));
-  process.stdout.write(`generated openrpc.json, ${CLIENT_METHODS_PATH} and the README method list\n`);
-} else {
-  process.stdout.write(`generated openrpc.json and ${CLIENT_METHODS_PATH}; no README.md to update\n`);
-}
+const files: Record<string, string> = {
+  'openrpc.json': renderOpenRpc(),
+  [CLIENT_METHODS_PATH]: await renderClient(),
+  ...(await renderDocPages()),
+};
+mkdirSync(new URL('docs/', root), { recursive: true });
+for (const [path, text] of Object.entries(files)) writeFileSync(new URL(path, root), text);
+process.stdout.write(`generated ${Object.keys(files).join(', ')}\n`);
