@@ -4,7 +4,7 @@
 import { format, resolveConfig } from 'prettier';
 import { CONFIG_GROUPS, CONFIG_KEYS } from '../src/config.js';
 import { allMethods } from '../src/methods/index.js';
-import { ERRORS, ERROR_DESCRIPTIONS } from '../src/rpc/errors.js';
+import { ERRORS, ERROR_DESCRIPTIONS } from '../src/errors/catalogue.js';
 import { openRpcDocument } from '../src/service.js';
 import { renderClientMethods } from './generateClient.js';
 

@@ -10,12 +10,12 @@ import { rpcRouter } from './http/rpcRoute.js';
 import { mcpRouter } from './mcp/mcpRoute.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
-import type { Dispatcher } from './rpc/dispatch.js';
+import type { RpcDispatcher } from './rpc/dispatch.js';
 import { errorResponse } from './rpc/jsonRpc.js';
 
 export interface AppDeps {
   config: Config;
-  dispatcher: Dispatcher;
+  dispatcher: RpcDispatcher;
   browser: BrowserHost;
   metrics: Metrics;
   logger: Logger;

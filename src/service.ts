@@ -16,12 +16,13 @@ import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
 import { UpgradeRouter } from './ws/upgradeRouter.js';
 import { RPC_SOCKET_PATH, RpcSocketEndpoint } from './http/rpcSocket.js';
 import { allMethods } from './methods/index.js';
+import type { Services } from './methods/services.js';
+import { mapError } from './errors/mapError.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { MethodTable } from './rpc/methodTable.js';
 import { buildOpenRpc, type OpenRpcDocument } from './rpc/openrpc.js';
-import type { Services } from './rpc/services.js';
 import { ParamsValidator } from './rpc/validate.js';
 
 /** The package version, read from package.json whether running from src/ (tsx) or dist/src/ (node). */
@@ -56,7 +57,7 @@ export interface RunningService {
   port: number;
   server: http.Server;
   services: Services;
-  dispatcher: Dispatcher;
+  dispatcher: Dispatcher<Services>;
   close(): Promise<void>;
 }
 
@@ -162,7 +163,21 @@ export async function startService(
     tabs,
   };
   const table = new MethodTable(allMethods);
-  const dispatcher = new Dispatcher(table, new ParamsValidator(table.list()), services);
+  const dispatcher = new Dispatcher({
+    table,
+    validator: new ParamsValidator(table.list()),
+    services,
+    metrics,
+    // A closed target means a restart, a closed session or a crashed page, by what is true now.
+    mapError: (error, call) => {
+      const sessionId = call.params.session_id;
+      return mapError(error, {
+        ...call,
+        browserReady: browser.ready,
+        sessionOpen: typeof sessionId === 'string' ? sessions.get(sessionId) !== undefined : undefined,
+      });
+    },
+  });
   const app = createApp({ config, dispatcher, browser, metrics, logger });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {

@@ -1,20 +1,22 @@
-/** Errors of the browser layer; dispatch maps each onto the RPC catalogue (rpc/mapError.ts). */
+/** Errors of the browser layer: each carries its catalogue entry (errors/catalogue.ts). */
+import { ServiceError } from '../errors/serviceError.js';
 
-export class SessionLimitError extends Error {
+export class SessionLimitError extends ServiceError {
   constructor(
     readonly maxSessions: number,
     readonly retryAfterMs: number,
   ) {
     super(
+      'LIMIT_REACHED',
       `All ${maxSessions} sessions are in use (MAX_SESSIONS); close one with session.close or wait for an idle one to expire.`,
+      { limit: 'MAX_SESSIONS', maxSessions, retryAfterMs },
     );
-    this.name = 'SessionLimitError';
   }
 }
 
 export type MissingReason = 'unknown' | 'closed' | 'expired' | 'browser-restarted';
 
-export class SessionNotFoundError extends Error {
+export class SessionNotFoundError extends ServiceError {
   constructor(
     readonly sessionId: string,
     readonly reason: MissingReason,
@@ -26,12 +28,15 @@ export class SessionNotFoundError extends Error {
       expired: `the session expired after being idle${detail}`,
       'browser-restarted': 'the browser restarted and its sessions were lost',
     };
-    super(`Session ${sessionId} not found: ${why[reason]}. Call session.create for a new one.`);
-    this.name = 'SessionNotFoundError';
+    super(
+      'SESSION_NOT_FOUND',
+      `Session ${sessionId} not found: ${why[reason]}. Call session.create for a new one.`,
+      { session_id: sessionId, reason },
+    );
   }
 }
 
-export class NavigationBlockedError extends Error {
+export class NavigationBlockedError extends ServiceError {
   constructor(
     readonly url: string,
     readonly reason: string,
@@ -39,38 +44,34 @@ export class NavigationBlockedError extends Error {
     readonly blockedUrl?: string,
   ) {
     super(
+      'NAVIGATION_BLOCKED',
       blockedUrl === undefined || blockedUrl === url
         ? `Navigation to ${url} blocked: ${reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`
         : `Navigation to ${url} was blocked: it led to ${blockedUrl}, which is outside the allow-list (${reason}).`,
+      { url, reason, ...(blockedUrl === undefined ? {} : { blockedUrl }) },
     );
-    this.name = 'NavigationBlockedError';
   }
 }
 
-export class DeadlineError extends Error {
+/** The shared browser is not running (it crashed or is restarting). */
+export class BrowserUnavailableError extends ServiceError {
+  constructor() {
+    super('RESOURCE_UNAVAILABLE', 'The browser crashed or is restarting; retry in a moment.', {
+      retryAfterMs: 1000,
+    });
+  }
+}
+
+/** A networkidle wait that never saw the page go quiet. */
+export class SettleTimeoutError extends ServiceError {
   constructor(
-    readonly operation: string,
     readonly timeoutMs: number,
-    detail: string,
+    readonly pending: string[],
   ) {
-    super(`${operation} ran past its ${timeoutMs} ms deadline${detail}`);
-    this.name = 'DeadlineError';
-  }
-}
-
-/** Races work against a deadline; the timer never outlives the race. */
-export async function withDeadline<T>(
-  work: Promise<T>,
-  timeoutMs: number,
-  onTimeout: () => Error,
-): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), timeoutMs);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+    super(
+      'TIMEOUT',
+      `The page did not settle within ${timeoutMs} ms: ${pending.length} request(s) kept the network busy (${pending.slice(0, 5).join(', ')}${pending.length > 5 ? ', …' : ''}). Use waitUntil 'load', or raise timeout.`,
+      { pending: pending.slice(0, 20) },
+    );
   }
 }

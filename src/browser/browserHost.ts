@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
+import { BrowserUnavailableError } from './browserErrors.js';
 
 /** Relaunch back-off after the browser dies: quick first, capped so a broken install does not spin. */
 const RELAUNCH_DELAYS_MS = [0, 500, 1000, 2000, 5000];
@@ -104,12 +105,5 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
     const browser = this.current;
     this.current = undefined;
     if (browser) await browser.close();
-  }
-}
-
-export class BrowserUnavailableError extends Error {
-  constructor() {
-    super('The browser is not running (it crashed or is restarting)');
-    this.name = 'BrowserUnavailableError';
   }
 }

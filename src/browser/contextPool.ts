@@ -1,7 +1,7 @@
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
-import { DeadlineError, withDeadline } from './browserErrors.js';
+import { DeadlineError, withDeadline } from '../errors/deadline.js';
 
 /** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };

@@ -1,4 +1,5 @@
 import type { Page, Request } from 'playwright-core';
+import { SettleTimeoutError } from './browserErrors.js';
 
 export interface SettleOptions {
   /** How long the network must be quiet to count as settled. */
@@ -21,18 +22,6 @@ interface InFlight {
   url: string;
   startedAt: number;
   responseAt: number | undefined;
-}
-
-export class SettleTimeoutError extends Error {
-  constructor(
-    readonly timeoutMs: number,
-    readonly pending: string[],
-  ) {
-    super(
-      `The page did not settle within ${timeoutMs} ms: ${pending.length} request(s) kept the network busy (${pending.slice(0, 5).join(', ')}${pending.length > 5 ? ', …' : ''}). Use waitUntil 'load', or raise timeout.`,
-    );
-    this.name = 'SettleTimeoutError';
-  }
 }
 
 /** Tracks the requests of one page, so a navigation can wait for the network to go quiet. */

@@ -3,7 +3,16 @@ import { BLOCKED_HEADER } from './egressProxy.js';
 import { Mutex } from './mutex.js';
 import { RingBuffer } from './ringBuffer.js';
 import type { UrlPolicy } from './urlPolicy.js';
-import { SessionNotFoundError, withDeadline, type MissingReason } from './browserErrors.js';
+import { withDeadline } from '../errors/deadline.js';
+import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
+import {
+  gotoChecked,
+  reloadChecked,
+  type BlockedEntry,
+  type NavigationOutcome,
+  type NavigationTarget,
+  type WaitUntil,
+} from './navigation.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 
@@ -33,13 +42,6 @@ const ADOPTED_PAGE_EVENTS = [
 
 export type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 
-export interface BlockedEntry {
-  url: string;
-  reason: string;
-  resourceType: string;
-  mainFrame: boolean;
-}
-
 export interface SessionOptions {
   /** Ring buffer sizes. */
   console: number;
@@ -58,7 +60,7 @@ function clip(s: string): string {
  * One isolated browser session: a BrowserContext with one main page, bounded buffers attached from
  * the moment it exists, and a lock so its calls run one at a time.
  */
-export class Session {
+export class Session implements NavigationTarget {
   readonly createdAt = new Date();
   lastUsedAt = Date.now();
   page: Page;
@@ -271,6 +273,15 @@ export class Session {
    */
   settle(timeoutMs: number): Promise<void> {
     return this.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
+  }
+
+  /** Navigates to a URL inside the allow-list and waits as asked (browser/navigation.ts). */
+  goto(url: string, waitUntil: WaitUntil, timeout: number): Promise<NavigationOutcome> {
+    return gotoChecked(this, this.policy, url, waitUntil, timeout);
+  }
+
+  reload(waitUntil: WaitUntil, timeout: number): Promise<NavigationOutcome> {
+    return reloadChecked(this, this.policy, waitUntil, timeout);
   }
 
   /** What the allow-list refused since the last call of this; empties the list. */

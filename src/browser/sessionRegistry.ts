@@ -2,12 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
-import {
-  SessionLimitError,
-  SessionNotFoundError,
-  withDeadline,
-  type MissingReason,
-} from './browserErrors.js';
+import { withDeadline } from '../errors/deadline.js';
+import { SessionLimitError, SessionNotFoundError, type MissingReason } from './browserErrors.js';
 import {
   ContextPool,
   OPEN_CONTEXT_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { DeadlineError, withDeadline } from '../browser/browserErrors.js';
+import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import type { Logger } from '../observability/logger.js';
 import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';
 

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from '../observability/logger.js';
-import type { Dispatcher } from '../rpc/dispatch.js';
+import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
 import { jsonBodyErrors } from './bodyErrors.js';
 
@@ -10,7 +10,7 @@ import { jsonBodyErrors } from './bodyErrors.js';
  * JSON-RPC here cross-origin without a CORS preflight (text/plain and form bodies get 415).
  */
 export function rpcRouter(
-  dispatcher: Dispatcher,
+  dispatcher: RpcDispatcher,
   options: { bodyLimit: string; batchMax: number; logger: Logger },
 ): Router {
   const router = express.Router();

@@ -6,7 +6,7 @@ import { ipKeyGenerator } from 'express-rate-limit';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../ws/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
-import type { Dispatcher } from '../rpc/dispatch.js';
+import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
 import { headerReader, keyMatches, presentedKeyIn } from './auth.js';
 import { WindowCounter, keyDigest } from './rateLimits.js';
@@ -72,7 +72,7 @@ export class RpcSocketEndpoint {
   private readonly perKey: WindowCounter;
 
   constructor(
-    private readonly dispatcher: Dispatcher,
+    private readonly dispatcher: RpcDispatcher,
     private readonly options: RpcSocketOptions,
   ) {
     this.wss = new WebSocketServer({

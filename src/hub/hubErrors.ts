@@ -1,46 +1,48 @@
-import { CdpUnavailableError, TabCloseError, TabNotFoundError } from '../cdp/cdpErrors.js';
+/** Errors of the agent hub: each carries its catalogue entry (errors/catalogue.ts). */
+import { errorNameForCode } from '../errors/catalogue.js';
+import { ServiceError } from '../errors/serviceError.js';
 
-/** Errors of the agent hub; dispatch maps each onto the RPC catalogue (rpc/mapError.ts). */
-
-export class AgentNotFoundError extends Error {
+export class AgentNotFoundError extends ServiceError {
   constructor(
     readonly clientId: string | undefined,
     readonly connected: string[],
     detail: string,
   ) {
-    super(`${detail} Call agents.list to see the connected agents and their status.`);
-    this.name = 'AgentNotFoundError';
+    super('AGENT_NOT_FOUND', `${detail} Call agents.list to see the connected agents and their status.`, {
+      clientId,
+      connected,
+    });
   }
 }
 
-export class UnknownToolError extends Error {
+export class UnknownToolError extends ServiceError {
   constructor(
     readonly tool: string,
     readonly clientId: string | undefined,
     readonly tools: string[],
   ) {
     super(
+      'UNKNOWN_TOOL',
       clientId === undefined
         ? `No ready agent offers the tool ${tool}; the ready agents offer: ${tools.join(', ') || 'nothing'}.`
         : `Agent ${clientId} does not offer the tool ${tool}; it offers: ${tools.join(', ') || 'nothing'}.`,
+      { tool, clientId, tools },
     );
-    this.name = 'UnknownToolError';
   }
 }
 
 /** Every agent that could run the evaluation stayed at its maxConcurrency past the queue wait. */
-export class AgentBusyError extends Error {
+export class AgentBusyError extends ServiceError {
   constructor(
     readonly clientId: string | undefined,
     readonly retryAfterMs: number,
     detail: string,
   ) {
-    super(detail);
-    this.name = 'AgentBusyError';
+    super('LIMIT_REACHED', detail, { limit: 'maxConcurrency', clientId, retryAfterMs });
   }
 }
 
-export class EvaluationTimeoutError extends Error {
+export class EvaluationTimeoutError extends ServiceError {
   constructor(
     readonly clientId: string,
     readonly evaluationId: string | undefined,
@@ -48,51 +50,58 @@ export class EvaluationTimeoutError extends Error {
     what: string,
   ) {
     super(
+      'TIMEOUT',
       `${what} on agent ${clientId} got no answer within ${timeoutMs} ms; the agent may still be working. Retry with a larger timeout.`,
+      { clientId, evaluationId, timeoutMs },
     );
-    this.name = 'EvaluationTimeoutError';
   }
 }
 
 /** The agent went away with the call in flight and did not come back in time (or the hub is stopping). */
-export class AgentUnavailableError extends Error {
+export class AgentUnavailableError extends ServiceError {
   constructor(
     readonly clientId: string,
     readonly evaluationId: string | undefined,
     readonly retryAfterMs: number,
     detail: string,
   ) {
-    super(detail);
-    this.name = 'AgentUnavailableError';
-  }
-}
-
-/** The agent answered with a JSON-RPC error: its code, message and data reach the caller unchanged. */
-export class AgentCallError extends Error {
-  constructor(
-    readonly clientId: string,
-    readonly evaluationId: string | undefined,
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-  ) {
-    super(message);
-    this.name = 'AgentCallError';
+    super('RESOURCE_UNAVAILABLE', detail, { clientId, evaluationId, retryAfterMs });
   }
 }
 
 /**
- * The JSON-RPC code a caller gets for each error: seed 001's protocol codes, which the service
- * catalogue (rpc/errors.ts) shares. The evaluation log records it; rpc/mapError.ts maps each class
- * to the catalogue entry with this code (a test keeps the two equal).
+ * The agent answered with a JSON-RPC error: its message and data reach the caller unchanged, under
+ * the catalogue entry of its code (ACTION_FAILED with data.agentCode for a code the catalogue lacks).
+ */
+export class AgentCallError extends ServiceError {
+  constructor(
+    readonly clientId: string,
+    readonly evaluationId: string | undefined,
+    readonly agentCode: number,
+    message: string,
+    readonly agentData: unknown,
+  ) {
+    const name = errorNameForCode(agentCode);
+    const data =
+      typeof agentData === 'object' && agentData !== null && !Array.isArray(agentData)
+        ? (agentData as Record<string, unknown>)
+        : agentData === undefined
+          ? {}
+          : { agentData };
+    super(name ?? 'ACTION_FAILED', message, {
+      ...data,
+      clientId,
+      evaluationId,
+      ...(name === undefined ? { agentCode } : {}),
+    });
+  }
+}
+
+/**
+ * The JSON-RPC code an evaluation ended with, for the evaluation log: the agent's own code when it
+ * answered with an error, the catalogue code of any other error.
  */
 export function errorCodeOf(error: unknown): number {
-  if (error instanceof AgentCallError) return error.code;
-  if (error instanceof EvaluationTimeoutError) return -32001;
-  if (error instanceof AgentBusyError) return -32003;
-  if (error instanceof UnknownToolError) return -32004;
-  if (error instanceof AgentUnavailableError || error instanceof CdpUnavailableError) return -32005;
-  if (error instanceof AgentNotFoundError) return -32012;
-  if (error instanceof TabNotFoundError || error instanceof TabCloseError) return -32000;
-  return -32603;
+  if (error instanceof AgentCallError) return error.agentCode;
+  return error instanceof ServiceError ? error.code : -32603;
 }

@@ -11,9 +11,9 @@ import {
 import express, { type Request, type Response, type Router } from 'express';
 import { jsonBodyErrors } from '../http/bodyErrors.js';
 import type { Logger } from '../observability/logger.js';
-import type { MethodDefinition } from '../rpc/defineMethod.js';
-import type { Dispatcher } from '../rpc/dispatch.js';
-import { RpcError } from '../rpc/errors.js';
+import type { MethodInfo } from '../rpc/defineMethod.js';
+import type { RpcDispatcher } from '../rpc/dispatch.js';
+import { ServiceError } from '../errors/serviceError.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
 
 /** Where MCP clients connect (Streamable HTTP, stateless). */
@@ -27,7 +27,7 @@ export function toolName(method: string): string {
 }
 
 /** The MCP tool of a method: its params schema as the input schema, read-only as a hint. */
-export function toolOf(def: MethodDefinition): Tool {
+export function toolOf(def: MethodInfo): Tool {
   // TypeBox marks schemas with symbol keys; the tool gets plain JSON Schema.
   const inputSchema = JSON.parse(JSON.stringify(def.params)) as Tool['inputSchema'];
   return {
@@ -68,11 +68,11 @@ function toolResult(method: string, result: unknown): CallToolResult {
  * (session_id in the arguments), not MCP sessions. Mounted behind the API key and rate limits.
  */
 export function mcpRouter(
-  dispatcher: Dispatcher,
+  dispatcher: RpcDispatcher,
   options: { bodyLimit: string; batchMax: number; logger: Logger },
 ): Router {
-  const tools = dispatcher.table.list().map(toolOf);
-  const methodOf = new Map(dispatcher.table.list().map((def) => [toolName(def.name), def.name]));
+  const tools = dispatcher.methods().map(toolOf);
+  const methodOf = new Map(dispatcher.methods().map((def) => [toolName(def.name), def.name]));
   const router = express.Router();
 
   const serverFor = (requestId: string, origin: string): Server => {
@@ -105,7 +105,7 @@ export function mcpRouter(
       } catch (error) {
         const failure = errorResponse(
           null,
-          error instanceof RpcError ? error : new RpcError('INTERNAL_ERROR'),
+          error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR'),
         );
         return {
           isError: true,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineMethod } from '../rpc/defineMethod.js';
+import { defineMethod } from './defineSessionMethod.js';
 
 /** An LLM agent run can take minutes; past this the caller should poll its own system instead. */
 export const MAX_EVALUATION_TIMEOUT_MS = 900_000;

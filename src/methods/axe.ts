@@ -1,8 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { Type } from '@sinclair/typebox';
-import { withDeadline } from '../browser/browserErrors.js';
-import { defineSessionMethod } from '../rpc/defineMethod.js';
-import { rpcError } from '../rpc/errors.js';
+import { withDeadline } from '../errors/deadline.js';
+import { defineSessionMethod } from './defineSessionMethod.js';
+import { ServiceError } from '../errors/serviceError.js';
 import { timeoutParam } from './params.js';
 
 /** axe on a large page takes seconds; past this the caller gets TIMEOUT rather than a hung session. */
@@ -54,12 +54,15 @@ export const axeRun = defineSessionMethod({
     const include =
       params.include === undefined ? [] : Array.isArray(params.include) ? params.include : [params.include];
     for (const selector of include) builder = builder.include(selector);
-    const results = await withDeadline(builder.analyze(), params.timeout, () =>
-      rpcError(
-        'TIMEOUT',
-        `axe.run did not finish within ${params.timeout} ms; check a smaller part with include.`,
-        { timeoutMs: params.timeout },
-      ),
+    const results = await withDeadline(
+      builder.analyze(),
+      params.timeout,
+      () =>
+        new ServiceError(
+          'TIMEOUT',
+          `axe.run did not finish within ${params.timeout} ms; check a smaller part with include.`,
+          { timeoutMs: params.timeout },
+        ),
     );
     return {
       violations: results.violations.map((v) => ({

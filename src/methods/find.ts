@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { withDeadline } from '../browser/browserErrors.js';
-import { defineSessionMethod } from '../rpc/defineMethod.js';
-import { rpcError } from '../rpc/errors.js';
+import { withDeadline } from '../errors/deadline.js';
+import { defineSessionMethod } from './defineSessionMethod.js';
+import { ServiceError } from '../errors/serviceError.js';
 import { ACTION_TIMEOUT_MS, timeoutParam } from './params.js';
 
 /** A Playwright role selector: `role=button[name="Log in"]`, exact with the `s` flag. */
@@ -42,13 +42,20 @@ export const findByRole = defineSessionMethod({
   readOnly: true,
   async handler(params, { session }) {
     const selector = roleSelector(params.role, params.name, params.exact);
-    const count = await withDeadline(session.page.locator(selector).count(), params.timeout, () =>
-      rpcError('TIMEOUT', `find.byRole did not answer within ${params.timeout} ms: the page may be frozen.`, {
-        timeoutMs: params.timeout,
-      }),
+    const count = await withDeadline(
+      session.page.locator(selector).count(),
+      params.timeout,
+      () =>
+        new ServiceError(
+          'TIMEOUT',
+          `find.byRole did not answer within ${params.timeout} ms: the page may be frozen.`,
+          {
+            timeoutMs: params.timeout,
+          },
+        ),
     );
     if (count === 0) {
-      throw rpcError(
+      throw new ServiceError(
         'ACTION_FAILED',
         `No element with role ${params.role}${params.name === undefined ? '' : ` and name "${params.name}"`} on the page; read page.text to see what is there.`,
         {

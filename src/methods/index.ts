@@ -1,4 +1,4 @@
-import type { MethodDefinition } from '../rpc/defineMethod.js';
+import type { ServiceMethod } from './defineSessionMethod.js';
 import { agentMethods } from './agents.js';
 import { axeMethods } from './axe.js';
 import { findMethods } from './find.js';
@@ -11,7 +11,7 @@ import { sessionMethods } from './session.js';
 import { tabMethods } from './tabs.js';
 
 /** Every method of the service, in the order the docs list them. */
-export const allMethods: MethodDefinition[] = [
+export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...pageMethods,
   ...logsMethods,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ConsoleEntrySchema, PageErrorEntrySchema } from '../browser/signalEntries.js';
-import { defineSessionMethod } from '../rpc/defineMethod.js';
+import { defineSessionMethod } from './defineSessionMethod.js';
 
 export const logsPull = defineSessionMethod({
   name: 'logs.pull',

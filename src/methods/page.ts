@@ -1,12 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import type { Response } from 'playwright-core';
-import { BLOCKED_HEADER } from '../browser/egressProxy.js';
-import { NavigationBlockedError, withDeadline } from '../browser/browserErrors.js';
-import type { UrlPolicy } from '../browser/urlPolicy.js';
-import type { Session } from '../browser/session.js';
-import { defineSessionMethod } from '../rpc/defineMethod.js';
-import { RpcError, rpcError } from '../rpc/errors.js';
+import { evaluateInPage } from '../browser/pageEvaluate.js';
+import { withDeadline } from '../errors/deadline.js';
+import { ServiceError } from '../errors/serviceError.js';
+import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
   NAVIGATION_TIMEOUT_MS,
@@ -24,110 +21,6 @@ const MAX_IDLE_FOR_MS = 60_000;
 /** page.text's ceiling on maxChars: a response stays a size an agent can take in. */
 const MAX_TEXT_CHARS = 2_000_000;
 
-/**
- * The URL of a main-document hop the allow-list refused during a navigation: one the proxy
- * blocked (a redirect hop, a meta refresh; for https a refused tunnel fails the navigation itself),
- * or, for a tab of another browser that has no proxy, any hop of the redirect chain or the final URL.
- */
-function refusedHop(
-  session: Session,
-  response: Response | null,
-  policy: UrlPolicy,
-): { url: string; reason: string } | undefined {
-  // Judged from this navigation's own response and redirect chain, never from blocked entries the
-  // page may still report about an earlier document.
-  if (response?.headers()[BLOCKED_HEADER] === '1')
-    return { url: response.url(), reason: 'outside the allow-list (ALLOW_HOST_REGEX)' };
-  const hops: string[] = [session.page.url()];
-  for (let r = response?.request() ?? null; r !== null; r = r.redirectedFrom()) hops.push(r.url());
-  for (const url of hops) {
-    const verdict = policy.checkRequest(url);
-    if (!verdict.allowed) return { url: verdict.url, reason: verdict.reason };
-  }
-  return undefined;
-}
-
-/**
- * Runs a navigation. If the allow-list refused the main document the page is left on about:blank
- * and the caller gets NAVIGATION_BLOCKED; refused subresources and frames are listed in the result.
- */
-async function navigateChecked(
-  session: Session,
-  policy: UrlPolicy,
-  requested: string,
-  go: () => Promise<Response | null>,
-) {
-  session.takeBlocked();
-  let response: Response | null;
-  try {
-    response = await go();
-  } catch (error) {
-    // A network failure (net::ERR_…, a refused https tunnel among them) makes Chromium commit its
-    // error page just after the call fails; the next navigation would race that commit and be
-    // "interrupted". Wait for it, briefly.
-    if (error instanceof Error && /net::ERR_/.test(error.message)) {
-      await session.page
-        .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_COMMIT_TIMEOUT_MS })
-        .catch(() =>
-          session.console.push({
-            type: 'info',
-            text: 'no error page after a failed navigation',
-            timestamp: new Date().toISOString(),
-          }),
-        );
-    }
-    const main = session.takeBlocked().find((b) => b.mainFrame);
-    if (main !== undefined) throw new NavigationBlockedError(requested, main.reason, main.url);
-    throw error;
-  }
-  const blocked = session.takeBlocked();
-  const hop = refusedHop(session, response, policy);
-  if (hop !== undefined) throw await blockedAt(session, requested, hop);
-  return {
-    url: session.page.url(),
-    title: await session.title(),
-    status: response?.status() ?? null,
-    blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
-  };
-}
-
-async function blockedAt(
-  session: Session,
-  requested: string,
-  hop: { url: string; reason: string },
-): Promise<NavigationBlockedError> {
-  await session.page.goto('about:blank').catch((error: unknown) =>
-    session.console.push({
-      type: 'warning',
-      text: `could not leave the blocked page: ${String(error)}`,
-      timestamp: new Date().toISOString(),
-    }),
-  );
-  return new NavigationBlockedError(requested, hop.reason, hop.url);
-}
-
-/** How long a failed navigation waits for Chromium to commit its error page. */
-const ERROR_PAGE_COMMIT_TIMEOUT_MS = 2000;
-
-type WaitUntilValue = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
-
-/**
- * Runs a navigation; for networkidle it waits for load, then for the session's own settle (which,
- * unlike Playwright's networkidle, cannot hang on a response whose body is never read).
- */
-async function navigate(
-  session: Session,
-  go: (waitUntil: Exclude<WaitUntilValue, 'networkidle'>, timeout: number) => Promise<Response | null>,
-  waitUntil: WaitUntilValue,
-  timeout: number,
-): Promise<Response | null> {
-  if (waitUntil !== 'networkidle') return go(waitUntil, timeout);
-  const started = Date.now();
-  const response = await go('load', timeout);
-  await session.settle(Math.max(1, timeout - (Date.now() - started)));
-  return response;
-}
-
 export const pageGoto = defineSessionMethod({
   name: 'page.goto',
   summary: 'Navigate the session page to a URL and wait for it to settle',
@@ -143,18 +36,8 @@ export const pageGoto = defineSessionMethod({
   result: NavigationResult,
   errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   readOnly: false,
-  async handler(params, { session, services }) {
-    const verdict = services.policy.checkNavigation(params.url);
-    if (!verdict.allowed) throw new NavigationBlockedError(params.url, verdict.reason);
-    session.takeBlocked();
-    return navigateChecked(session, services.policy, verdict.url, () =>
-      navigate(
-        session,
-        (waitUntil, timeout) => session.page.goto(verdict.url, { waitUntil, timeout }),
-        params.waitUntil,
-        params.timeout,
-      ),
-    );
+  async handler(params, { session }) {
+    return session.goto(params.url, params.waitUntil, params.timeout);
   },
 });
 
@@ -165,15 +48,8 @@ export const pageReload = defineSessionMethod({
   result: NavigationResult,
   errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   readOnly: false,
-  async handler(params, { session, services }) {
-    return navigateChecked(session, services.policy, session.page.url(), () =>
-      navigate(
-        session,
-        (waitUntil, timeout) => session.page.reload({ waitUntil, timeout }),
-        params.waitUntil,
-        params.timeout,
-      ),
-    );
+  async handler(params, { session }) {
+    return session.reload(params.waitUntil, params.timeout);
   },
 });
 
@@ -269,12 +145,15 @@ export const pageContent = defineSessionMethod({
   errors: ['ACTION_FAILED', 'TIMEOUT'],
   readOnly: true,
   async handler(_params, { session, services }) {
-    const html = await withDeadline(session.page.content(), ACTION_TIMEOUT_MS, () =>
-      rpcError(
-        'TIMEOUT',
-        `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`,
-        { timeoutMs: ACTION_TIMEOUT_MS },
-      ),
+    const html = await withDeadline(
+      session.page.content(),
+      ACTION_TIMEOUT_MS,
+      () =>
+        new ServiceError(
+          'TIMEOUT',
+          `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`,
+          { timeoutMs: ACTION_TIMEOUT_MS },
+        ),
     );
     const clamped = clampChars(html, services.config.maxHtmlChars);
     return { html: clamped.text, truncated: clamped.truncated };
@@ -310,43 +189,16 @@ export const pageEvaluate = defineSessionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
   readOnly: false,
   async handler(params, { session, services }) {
-    const timeoutMs = params.timeout ?? services.config.evaluateTimeoutMs;
-    const source = `(async () => { const arg = ${JSON.stringify(params.arg ?? null)}; const __value = (${params.expression}\n); return typeof __value === 'function' ? await __value(arg) : await __value; })()`;
-    let value: unknown;
-    try {
-      value = await withDeadline(session.page.evaluate(source), timeoutMs, () =>
-        rpcError(
-          'TIMEOUT',
-          `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`,
-          { timeoutMs },
-        ),
-      );
-    } catch (error) {
-      if (error instanceof RpcError && error.errorName === 'TIMEOUT') await session.replacePage();
-      throw error;
-    }
-    let json: string;
-    try {
-      json = JSON.stringify(value ?? null);
-    } catch (error) {
-      throw rpcError(
-        'ACTION_FAILED',
-        `page.evaluate result is not JSON-serialisable (${String(error)}); return plain data.`,
-        { method: 'page.evaluate' },
-        error,
-      );
-    }
-    if (json.length > services.config.maxEvaluateResultChars) {
-      throw rpcError(
-        'LIMIT_REACHED',
-        `page.evaluate result is ${json.length} characters, over MAX_EVALUATE_RESULT_CHARS (${services.config.maxEvaluateResultChars}); return less.`,
-        {
-          size: json.length,
-          limit: services.config.maxEvaluateResultChars,
-        },
-      );
-    }
-    return { result: value ?? null };
+    const { config } = services;
+    const timeoutMs = params.timeout ?? config.evaluateTimeoutMs;
+    const result = await evaluateInPage(
+      session,
+      params.expression,
+      params.arg,
+      timeoutMs,
+      config.maxEvaluateResultChars,
+    );
+    return { result };
   },
 });
 

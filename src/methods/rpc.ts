@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineMethod } from '../rpc/defineMethod.js';
+import { defineMethod } from './defineSessionMethod.js';
 
 export const rpcDiscover = defineMethod({
   name: 'rpc.discover',

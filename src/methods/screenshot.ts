@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineSessionMethod } from '../rpc/defineMethod.js';
-import { rpcError } from '../rpc/errors.js';
+import { defineSessionMethod } from './defineSessionMethod.js';
+import { ServiceError } from '../errors/serviceError.js';
 import { timeoutParam } from './params.js';
 
 /** Screenshots wait for fonts and a stable frame; a huge full page may take a while. */
@@ -33,7 +33,7 @@ export const screenshot = defineSessionMethod({
   async handler(params, { session, services }) {
     const jpeg = params.mime === 'image/jpeg';
     if (params.quality !== undefined && !jpeg) {
-      throw rpcError(
+      throw new ServiceError(
         'INVALID_PARAMS',
         'Invalid params for screenshot: quality applies only to mime image/jpeg',
         {
@@ -53,7 +53,7 @@ export const screenshot = defineSessionMethod({
     });
     const limit = services.config.maxScreenshotBytes;
     if (buffer.length > limit) {
-      throw rpcError(
+      throw new ServiceError(
         'LIMIT_REACHED',
         `The screenshot is ${buffer.length} bytes, over MAX_SCREENSHOT_BYTES (${limit}); take the viewport only, or use image/jpeg with a lower quality.`,
         {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineMethod, SessionIdSchema } from '../rpc/defineMethod.js';
-import { rpcError } from '../rpc/errors.js';
+import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
+import { ServiceError } from '../errors/serviceError.js';
 
 const Viewport = Type.Object(
   {
@@ -87,7 +87,7 @@ export const sessionCreate = defineMethod({
   readOnly: false,
   async handler(params, { services }) {
     if (params.proxy !== undefined) {
-      throw rpcError(
+      throw new ServiceError(
         'INVALID_PARAMS',
         'Invalid params for session.create: per-session proxies are not supported; every request goes through the service allow-list proxy',
         {
@@ -97,7 +97,7 @@ export const sessionCreate = defineMethod({
       );
     }
     if (params.headless !== undefined && params.headless !== services.browser.headless) {
-      throw rpcError(
+      throw new ServiceError(
         'INVALID_PARAMS',
         `Invalid params for session.create: the shared browser runs with HEADLESS=${String(services.browser.headless)}; omit headless or pass ${String(services.browser.headless)}`,
         {

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Route } from 'playwright-core';
 import type { TabPage } from '../cdp/cdpTabs.js';
-import { defineMethod } from '../rpc/defineMethod.js';
-import { rpcError } from '../rpc/errors.js';
-import type { Services } from '../rpc/services.js';
+import { defineMethod } from './defineSessionMethod.js';
+import { ServiceError } from '../errors/serviceError.js';
+import type { Services } from './services.js';
 
 const TabId = Type.String({
   minLength: 1,
@@ -62,7 +62,7 @@ export const tabsOpen = defineMethod({
   async handler(params, { services }) {
     const verdict = services.policy.checkNavigation(params.url);
     if (!verdict.allowed) {
-      throw rpcError(
+      throw new ServiceError(
         'NAVIGATION_BLOCKED',
         `tabs.open ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
         { url: params.url, reason: verdict.reason },

@@ -1,11 +1,9 @@
 import { setMaxListeners } from 'node:events';
+import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
-import type { MethodContext, MethodDefinition } from './defineMethod.js';
-import type { RpcError } from './errors.js';
-import { CallerGoneError, rpcError } from './errors.js';
-import { mapError } from './mapError.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { MethodContext, MethodDefinition, MethodInfo } from './defineMethod.js';
 import type { MethodTable } from './methodTable.js';
-import type { Services } from './services.js';
 import type { ParamsValidator } from './validate.js';
 
 export interface CallContext {
@@ -13,7 +11,33 @@ export interface CallContext {
   origin: string;
   log: Logger;
   /** Aborted when the caller has gone; a call still queued then never runs. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+}
+
+/** The call an error came from: what the application's error mapper may read. */
+export interface FailedCall {
+  method: string;
+  /** The validated params, or {} when the call failed before validation. */
+  params: Record<string, unknown>;
+}
+
+/** What a transport needs of the dispatcher: the call path and the methods it serves. */
+export interface RpcDispatcher {
+  call(method: string, rawParams: unknown, ctx: CallContext): Promise<unknown>;
+  methods(): readonly MethodInfo[];
+}
+
+export interface DispatcherOptions<S> {
+  table: MethodTable<S>;
+  validator: ParamsValidator;
+  /** Injected into every handler's context. */
+  services: S;
+  /**
+   * Turns whatever a handler threw into a ServiceError (the application's mapper: it adds the call's
+   * data and classifies foreign errors). Called once per failed call.
+   */
+  mapError: (error: unknown, call: FailedCall) => ServiceError;
+  metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
 }
 
 /** A signal that never aborts, for callers that cannot go away (tests, internal calls). */
@@ -22,61 +46,54 @@ const NEVER = new AbortController().signal;
 setMaxListeners(0, NEVER);
 
 /**
- * The one call path for every transport: lookup → validate → resolve session → lock → handler →
- * metrics and log → error mapping. HTTP, WebSocket and MCP adapters only translate envelopes.
+ * The one call path for every transport: lookup → validate → handler (a session method's wrapper
+ * resolves and locks its session) → metrics and log → error mapping. HTTP, WebSocket and MCP
+ * adapters only translate envelopes. An engine: it knows no method, browser or transport.
  */
-export class Dispatcher {
-  constructor(
-    readonly table: MethodTable,
-    private readonly validator: ParamsValidator,
-    private readonly services: Services,
-  ) {}
+export class Dispatcher<S> implements RpcDispatcher {
+  constructor(private readonly options: DispatcherOptions<S>) {}
+
+  methods(): readonly MethodInfo[] {
+    return this.options.table.list();
+  }
 
   async call(method: string, rawParams: unknown, ctx: CallContext): Promise<unknown> {
     const started = performance.now();
-    const def = this.table.get(method);
-    let sessionId: string | undefined;
+    const def = this.options.table.get(method);
     let params: Record<string, unknown> = {};
     try {
       if (def === undefined) {
-        throw rpcError(
+        throw new ServiceError(
           'METHOD_NOT_FOUND',
           `Method not found: ${method}. Call rpc.discover for the list of methods.`,
           { method },
         );
       }
       params = this.validate(def, rawParams);
-      sessionId = typeof params.session_id === 'string' ? params.session_id : undefined;
-      const result = await this.invoke(def, params, ctx);
-      this.record(def.name, 'ok', started, ctx, sessionId);
+      const context: MethodContext<S> = {
+        services: this.options.services,
+        log: ctx.log,
+        requestId: ctx.requestId,
+        origin: ctx.origin,
+        signal: ctx.signal ?? NEVER,
+      };
+      const result = await def.handler(params, context);
+      this.record(def, params, 'ok', started, ctx);
       return result;
     } catch (error) {
-      const mapped = mapError(error, {
-        method,
-        params,
-        browserReady: this.services.browser.ready,
-        sessionOpen:
-          sessionId === undefined ? undefined : this.services.sessions.get(sessionId) !== undefined,
-      });
-      this.record(
-        def === undefined ? 'unknown' : def.name,
-        mapped.errorName,
-        started,
-        ctx,
-        sessionId,
-        mapped,
-      );
+      const mapped = this.options.mapError(error, { method, params });
+      this.record(def, params, mapped.errorName, started, ctx, mapped);
       throw mapped;
     }
   }
 
-  private validate(def: MethodDefinition, rawParams: unknown): Record<string, unknown> {
+  private validate(def: MethodDefinition<S>, rawParams: unknown): Record<string, unknown> {
     let params: Record<string, unknown>;
     if (rawParams === undefined || (Array.isArray(rawParams) && rawParams.length === 0)) params = {};
     else if (typeof rawParams === 'object' && rawParams !== null && !Array.isArray(rawParams))
       params = rawParams as Record<string, unknown>;
     else {
-      throw rpcError(
+      throw new ServiceError(
         'INVALID_PARAMS',
         `Invalid params for ${def.name}: params must be an object of named arguments`,
         {
@@ -85,48 +102,30 @@ export class Dispatcher {
         },
       );
     }
-    const checked = this.validator.validate(def, params);
+    const checked = this.options.validator.validate(def, params);
     if (!checked.ok)
-      throw rpcError('INVALID_PARAMS', checked.message, { method: def.name, errors: checked.issues });
+      throw new ServiceError('INVALID_PARAMS', checked.message, { method: def.name, errors: checked.issues });
     return checked.value;
   }
 
-  private async invoke(
-    def: MethodDefinition,
-    params: Record<string, unknown>,
-    ctx: CallContext,
-  ): Promise<unknown> {
-    const signal = ctx.signal ?? NEVER;
-    const base: MethodContext = {
-      services: this.services,
-      log: ctx.log,
-      requestId: ctx.requestId,
-      origin: ctx.origin,
-      signal,
-    };
-    if (!def.sessionScoped) return def.handler(params, base);
-    const id = String(params.session_id);
-    const session = this.services.sessions.resolve(id);
-    return session.run(() => {
-      // Queued behind another call and the caller has gone meanwhile (a client that timed out and
-      // retries): running it now would act twice, so it does not run.
-      if (signal.aborted) throw new CallerGoneError(def.name);
-      return def.handler(params, { ...base, session });
-    });
-  }
-
   private record(
-    method: string,
+    def: MethodDefinition<S> | undefined,
+    params: Record<string, unknown>,
     outcome: string,
     started: number,
     ctx: CallContext,
-    sessionId: string | undefined,
-    error?: RpcError,
+    error?: ServiceError,
   ): void {
+    const method = def === undefined ? 'unknown' : def.name;
     const seconds = (performance.now() - started) / 1000;
-    this.services.metrics.rpcRequests.inc({ method, outcome });
-    this.services.metrics.rpcDuration.observe({ method }, seconds);
-    const line = { method, sessionId, durationMs: Math.round(seconds * 1000), outcome };
+    this.options.metrics.rpcRequests.inc({ method, outcome });
+    this.options.metrics.rpcDuration.observe({ method }, seconds);
+    const line = {
+      method,
+      ...def?.logFields?.(params),
+      durationMs: Math.round(seconds * 1000),
+      outcome,
+    };
     if (error === undefined) ctx.log.info(line, 'rpc call');
     else if (error.errorName === 'INTERNAL_ERROR')
       ctx.log.error({ ...line, code: error.code, err: error.cause }, 'rpc call failed');

@@ -1,9 +1,10 @@
-import { ERRORS, RpcError, type ErrorName } from './errors.js';
-import type { CallContext, Dispatcher } from './dispatch.js';
+import { ERRORS, type ErrorName } from '../errors/catalogue.js';
+import { ServiceError } from '../errors/serviceError.js';
+import type { CallContext, RpcDispatcher } from './dispatch.js';
 
 export type JsonRpcId = string | number | null;
 
-export interface JsonRpcErrorObject {
+export interface JsonServiceErrorObject {
   code: number;
   message: string;
   data?: unknown;
@@ -11,21 +12,24 @@ export interface JsonRpcErrorObject {
 
 export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorObject };
+  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonServiceErrorObject };
 
 /** The one writer of error envelopes: every error a caller sees is built here from the catalogue. */
 export function errorResponse(
   id: JsonRpcId,
-  error: RpcError | ErrorName,
+  error: ServiceError | ErrorName,
   message?: string,
   data?: unknown,
 ): JsonRpcResponse {
   if (typeof error === 'string') {
-    const body: JsonRpcErrorObject = { code: ERRORS[error].code, message: message ?? ERRORS[error].message };
+    const body: JsonServiceErrorObject = {
+      code: ERRORS[error].code,
+      message: message ?? ERRORS[error].message,
+    };
     if (data !== undefined) body.data = data;
     return { jsonrpc: '2.0', id, error: body };
   }
-  const body: JsonRpcErrorObject = { code: error.code, message: error.message };
+  const body: JsonServiceErrorObject = { code: error.code, message: error.message };
   if (error.data !== undefined) body.data = error.data;
   return { jsonrpc: '2.0', id, error: body };
 }
@@ -40,7 +44,7 @@ function isValidId(id: unknown): id is JsonRpcId {
  */
 export async function handleRequestObject(
   message: unknown,
-  dispatcher: Dispatcher,
+  dispatcher: RpcDispatcher,
   ctx: CallContext,
 ): Promise<JsonRpcResponse | undefined> {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
@@ -66,7 +70,7 @@ export async function handleRequestObject(
     return hasId ? { jsonrpc: '2.0', id, result: result ?? null } : undefined;
   } catch (error) {
     if (!hasId) return undefined;
-    return errorResponse(id, error instanceof RpcError ? error : new RpcError('INTERNAL_ERROR'));
+    return errorResponse(id, error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR'));
   }
 }
 
@@ -77,7 +81,7 @@ export async function handleRequestObject(
  */
 export async function handleJsonRpcBody(
   body: unknown,
-  dispatcher: Dispatcher,
+  dispatcher: RpcDispatcher,
   ctx: CallContext,
   batchMax: number,
 ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {

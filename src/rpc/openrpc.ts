@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { MethodDefinition } from './defineMethod.js';
-import { ERRORS, ERROR_DESCRIPTIONS, type ErrorName } from './errors.js';
+import type { MethodInfo } from './defineMethod.js';
+import { ERRORS, ERROR_DESCRIPTIONS, type ErrorName } from '../errors/catalogue.js';
 
 export interface OpenRpcDocument {
   openrpc: string;
@@ -26,7 +26,7 @@ function plain(schema: TSchema): unknown {
 }
 
 /** One method of the table as an OpenRPC method object: a pure projection. */
-export function toOpenRpcMethod(def: MethodDefinition): OpenRpcMethod {
+export function toOpenRpcMethod(def: MethodInfo): OpenRpcMethod {
   const required = new Set(def.params.required ?? []);
   const method: OpenRpcMethod = {
     name: def.name,
@@ -47,7 +47,7 @@ export function toOpenRpcMethod(def: MethodDefinition): OpenRpcMethod {
   return method;
 }
 
-export function buildOpenRpc(methods: readonly MethodDefinition[], version: string): OpenRpcDocument {
+export function buildOpenRpc(methods: readonly MethodInfo[], version: string): OpenRpcDocument {
   const errors: OpenRpcDocument['components']['errors'] = {};
   for (const name of Object.keys(ERRORS) as ErrorName[]) {
     errors[name] = {

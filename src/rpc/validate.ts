@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { MethodDefinition } from './defineMethod.js';
+import type { MethodInfo } from './defineMethod.js';
 
 export interface ValidationIssue {
   path: string;
@@ -36,14 +36,14 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
 export class ParamsValidator {
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(methods: readonly MethodDefinition[]) {
+  constructor(methods: readonly MethodInfo[]) {
     const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true });
     for (const def of methods) this.validators.set(def.name, ajv.compile(def.params));
   }
 
   /** Validates (and fills defaults into) a fresh copy of the params; returns the issues when they fail. */
   validate(
-    def: MethodDefinition,
+    def: MethodInfo,
     params: Record<string, unknown>,
   ):
     { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[]; message: string } {
@@ -79,7 +79,7 @@ function toIssue(e: ErrorObject): ValidationIssue {
 }
 
 /** One sentence a caller can act on: names the unknown arguments and lists the expected ones. */
-function describe(def: MethodDefinition, issues: ValidationIssue[]): string {
+function describe(def: MethodInfo, issues: ValidationIssue[]): string {
   const expected = Object.keys(def.params.properties);
   const unknown = issues
     .filter((i) => i.keyword === 'additionalProperties')

@@ -23,7 +23,7 @@ import { AgentRegistry, CLOSE_REPLACED, type AgentLink } from '../../src/hub/age
 import { EvaluationLog } from '../../src/hub/evaluationLog.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { mapError } from '../../src/rpc/mapError.js';
+import { mapError } from '../../src/errors/mapError.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import {
   TEST_API_KEY,

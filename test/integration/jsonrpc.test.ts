@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMethods } from '../../src/methods/index.js';
-import { ERRORS } from '../../src/rpc/errors.js';
+import { ERRORS } from '../../src/errors/catalogue.js';
 import { startTestService, waitFor, type RpcReply, type TestService } from '../helpers/testService.js';
 
 const BATCH_MAX = 8;

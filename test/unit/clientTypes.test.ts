@@ -19,7 +19,7 @@ import {
   type RpcClient,
 } from '../../client/src/index.js';
 import { allMethods } from '../../src/methods/index.js';
-import { ERRORS } from '../../src/rpc/errors.js';
+import { ERRORS } from '../../src/errors/catalogue.js';
 
 /** Never called: only type-checked. */
 function typeChecks(client: RpcClient): void {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { renderClientSource, typeBaseName } from '../../scripts/generateClient.js';
 import { jsDoc, toTypeScript, UnsupportedSchemaError } from '../../scripts/jsonSchemaToTs.js';
-import { defineMethod } from '../../src/rpc/defineMethod.js';
+import { defineMethod } from '../../src/methods/defineSessionMethod.js';
 
 /** A TypeBox schema as JSON (what the OpenRPC document holds), emitted as one line. */
 function emit(schema: unknown, mode: 'input' | 'output' = 'output'): string {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TabCloseError } from '../../src/cdp/cdpErrors.js';
 import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
-import { rpcError } from '../../src/rpc/errors.js';
-import { mapError, type ErrorScope } from '../../src/rpc/mapError.js';
+import { ServiceError } from '../../src/errors/serviceError.js';
+import { mapError, type ErrorScope } from '../../src/errors/mapError.js';
 
 const scope = (params: Record<string, unknown> = {}): ErrorScope => ({
   method: 'page.text',
@@ -13,7 +13,7 @@ const scope = (params: Record<string, unknown> = {}): ErrorScope => ({
 
 describe('mapError', () => {
   it('adds the method to an error a handler built without data', () => {
-    const built = rpcError('LIMIT_REACHED', 'too big');
+    const built = new ServiceError('LIMIT_REACHED', 'too big');
     const mapped = mapError(built, scope());
     expect(mapped.code).toBe(-32003);
     expect(mapped.message).toBe('too big');
@@ -22,14 +22,14 @@ describe('mapError', () => {
 
   it('adds the method beside the data a handler gave, and keeps the cause', () => {
     const cause = new Error('underlying');
-    const built = rpcError('ACTION_FAILED', 'no such element', { selector: '#x' }, cause);
+    const built = new ServiceError('ACTION_FAILED', 'no such element', { selector: '#x' }, cause);
     const mapped = mapError(built, scope());
     expect(mapped.data).toEqual({ method: 'page.text', selector: '#x' });
     expect(mapped.cause).toBe(cause);
   });
 
   it('leaves an error that already names its method as it is', () => {
-    const built = rpcError('METHOD_NOT_FOUND', 'Method not found: nope', { method: 'nope' });
+    const built = new ServiceError('METHOD_NOT_FOUND', 'Method not found: nope', { method: 'nope' });
     expect(mapError(built, scope())).toBe(built);
   });
 

@@ -18,7 +18,7 @@ import {
 } from '../../scripts/generateDocs.js';
 import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/config.js';
 import { allMethods } from '../../src/methods/index.js';
-import { ERRORS, ERROR_DESCRIPTIONS } from '../../src/rpc/errors.js';
+import { ERRORS, ERROR_DESCRIPTIONS } from '../../src/errors/catalogue.js';
 import { openRpcDocument } from '../../src/service.js';
 
 const root = new URL('../../', import.meta.url);

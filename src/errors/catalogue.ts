@@ -21,7 +21,7 @@ export const ERRORS = {
 
 export type ErrorName = keyof typeof ERRORS;
 
-/** What each domain error means, for the OpenRPC document and the README. */
+/** What each error means, for the OpenRPC document and docs/errors.md. */
 export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   PARSE_ERROR: 'The request body is not valid JSON (the response id is null).',
   INVALID_REQUEST: 'The body is not a JSON-RPC 2.0 request object, or the batch is empty or too large.',
@@ -41,36 +41,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',
 };
 
-export type ErrorData = Record<string, unknown>;
-
-/** An error a caller may see: a catalogue name, a message that says what to do next, and data. */
-export class RpcError extends Error {
-  readonly code: number;
-  readonly errorName: ErrorName;
-  readonly data: ErrorData | undefined;
-
-  constructor(name: ErrorName, message?: string, data?: ErrorData, options?: { cause?: unknown }) {
-    super(message ?? ERRORS[name].message, options);
-    this.name = 'RpcError';
-    this.errorName = name;
-    this.code = ERRORS[name].code;
-    this.data = data;
-  }
-}
-
-export function rpcError(name: ErrorName, message?: string, data?: ErrorData, cause?: unknown): RpcError {
-  return new RpcError(name, message, data, cause === undefined ? undefined : { cause });
-}
-
+/** The catalogue name of a JSON-RPC code, when it has one (an agent may answer with any code). */
 export function errorNameForCode(code: number): ErrorName | undefined {
   for (const [name, entry] of Object.entries(ERRORS)) if (entry.code === code) return name as ErrorName;
   return undefined;
-}
-
-/** The caller went away before its call reached the browser. */
-export class CallerGoneError extends Error {
-  constructor(method: string) {
-    super(`${method} was not run: the caller disconnected while it waited for the session`);
-    this.name = 'CallerGoneError';
-  }
 }

@@ -5,7 +5,7 @@ import type { BrowserHost } from '../browser/browserHost.js';
 import type { SessionRegistry } from '../browser/sessionRegistry.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { OpenRpcDocument } from './openrpc.js';
+import type { OpenRpcDocument } from '../rpc/openrpc.js';
 
 /** The instances handlers reach through their context: injected, never module-global. */
 export interface Services {

@@ -1,0 +1,33 @@
+import { ERRORS, type ErrorName } from './catalogue.js';
+
+export type ErrorData = Record<string, unknown>;
+
+/**
+ * The one base of every error a caller may see: it carries its catalogue entry (name and code), a
+ * message that says what to do next, and data. Domain errors extend it; dispatch only adds the
+ * method to them, and classifies foreign errors (Playwright's, the platform's) onto it once.
+ */
+export class ServiceError extends Error {
+  readonly code: number;
+  readonly errorName: ErrorName;
+  readonly data: ErrorData | undefined;
+
+  constructor(name: ErrorName, message?: string, data?: ErrorData, cause?: unknown) {
+    super(message ?? ERRORS[name].message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.errorName = name;
+    this.code = ERRORS[name].code;
+    this.data = data;
+  }
+}
+
+/** The caller went away before its call reached the browser. */
+export class CallerGoneError extends ServiceError {
+  constructor(method: string) {
+    super(
+      'RESOURCE_UNAVAILABLE',
+      `${method} was not run: the caller disconnected while it waited for the session`,
+      { reason: 'caller-gone' },
+    );
+  }
+}
