@@ -1,7 +1,19 @@
 import { WebSocket, type RawData } from 'ws';
-import type { AgentLink, AgentRegistry } from './agentRegistry.js';
+import type { AgentRegistry } from './agentRegistry.js';
+import type { AgentLink } from './hubTypes.js';
 import type { Logger } from '../observability/logger.js';
-import { PROTOCOL_VERSION, type ProtocolParser, type RegisterMessage } from './protocol.js';
+import {
+  BINARY_MESSAGE,
+  methodNotFoundFrame,
+  pongFrame,
+  registrationAcceptedFrame,
+  registrationRejectedFrame,
+  replyOf,
+  welcomeFrame,
+  type HubFrame,
+  type ProtocolParser,
+  type RegisterMessage,
+} from './protocol.js';
 
 /** A connection must register within this long, or it is closed: an idle socket holds a slot for nothing. */
 export const REGISTER_TIMEOUT_MS = 10_000;
@@ -53,12 +65,12 @@ export class AgentConnection implements AgentLink {
       () => this.close(CLOSE_POLICY, `register within ${REGISTER_TIMEOUT_MS} ms`),
       REGISTER_TIMEOUT_MS,
     );
-    this.send({ type: 'welcome', serverId: options.serverId, version: PROTOCOL_VERSION, timestamp: now() });
+    this.send(welcomeFrame(options.serverId));
   }
 
-  send(message: object): void {
+  send(frame: HubFrame): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.ws.send(JSON.stringify(message), (error) => {
+    this.ws.send(JSON.stringify(frame), (error) => {
       if (error !== undefined && error !== null) {
         this.options.logger.debug(
           { clientId: this.clientId, err: { message: error.message } },
@@ -87,12 +99,7 @@ export class AgentConnection implements AgentLink {
   private onMessage(data: RawData, isBinary: boolean): void {
     this.alive();
     const { registry, logger } = this.options;
-    const parsed = isBinary
-      ? ({
-          kind: 'malformed',
-          reason: 'Malformed message: binary frames are not part of the protocol',
-        } as const)
-      : this.options.parser.parse(rawText(data));
+    const parsed = isBinary ? BINARY_MESSAGE : this.options.parser.parse(rawText(data));
     switch (parsed.kind) {
       case 'register':
         this.onRegister(parsed.message);
@@ -112,34 +119,16 @@ export class AgentConnection implements AgentLink {
         return;
       }
       case 'ping':
-        this.send({ type: 'pong', timestamp: now() });
+        this.send(pongFrame());
         return;
       case 'response': {
         const m = parsed.message;
-        const matched =
-          'error' in m
-            ? registry.reply(this, String(m.id), {
-                ok: false,
-                code: m.error.code,
-                message: m.error.message,
-                data: m.error.data,
-              })
-            : registry.reply(this, String(m.id), { ok: true, result: m.result });
-        if (!matched)
+        if (!registry.reply(this, String(m.id), replyOf(m)))
           logger.info({ clientId: this.clientId, id: m.id }, 'agent answered a call that no longer waits');
         return;
       }
       case 'request':
-        if (parsed.id !== undefined) {
-          this.send({
-            jsonrpc: '2.0',
-            id: parsed.id,
-            error: {
-              code: -32601,
-              message: `Method not found: ${parsed.method.slice(0, 100)}; the hub takes no calls`,
-            },
-          });
-        }
+        if (parsed.id !== undefined) this.send(methodNotFoundFrame(parsed.id, parsed.method));
         return;
       case 'malformed':
         this.onMalformed(parsed.reason);
@@ -161,13 +150,7 @@ export class AgentConnection implements AgentLink {
     if (outcome.accepted) {
       clearTimeout(this.registerTimer);
       this.clientId = message.clientId;
-      this.send({
-        type: 'registration_ack',
-        clientId: message.clientId,
-        status: 'accepted',
-        message: 'Client registered successfully',
-        evaluationsCount: outcome.evaluationsCount,
-      });
+      this.send(registrationAcceptedFrame(message.clientId, outcome.evaluationsCount));
       return;
     }
     logger.warn(
@@ -189,13 +172,7 @@ export class AgentConnection implements AgentLink {
   private reject(clientId: string | null, reason: string): void {
     // An already registered connection keeps its registration: only the second register is refused.
     const registered = this.clientId !== undefined;
-    this.send({
-      type: 'registration_ack',
-      clientId,
-      status: 'rejected',
-      message: 'Registration rejected',
-      reason,
-    });
+    this.send(registrationRejectedFrame(clientId, reason));
     if (!registered) this.close(CLOSE_POLICY, 'registration rejected');
   }
 
@@ -206,10 +183,6 @@ export class AgentConnection implements AgentLink {
       `closed with ${code}${reason ? ` (${reason.slice(0, 100)})` : ''}`,
     );
   }
-}
-
-function now(): string {
-  return new Date().toISOString();
 }
 
 function rawText(data: RawData): string {

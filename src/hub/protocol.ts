@@ -75,6 +75,22 @@ export type AgentMessage =
   | { kind: 'request'; id: string | number | null | undefined; method: string }
   | { kind: 'malformed'; reason: string };
 
+/** An agent's answer to one of the hub's calls, read from its JSON-RPC response. */
+export type AgentReply =
+  { ok: true; result: unknown } | { ok: false; code: number; message: string; data: unknown };
+
+export function replyOf(message: RpcResponseMessage): AgentReply {
+  return 'error' in message
+    ? { ok: false, code: message.error.code, message: message.error.message, data: message.error.data }
+    : { ok: true, result: message.result };
+}
+
+/** What a binary frame parses to: the protocol is JSON text only. */
+export const BINARY_MESSAGE: AgentMessage = {
+  kind: 'malformed',
+  reason: 'Malformed message: binary frames are not part of the protocol',
+};
+
 const TYPES = { register: RegisterMessage, ready: ReadyMessage, status: StatusMessage, ping: PingMessage };
 
 /** Reads what an agent sends; every schema is compiled once, when the endpoint starts. */
@@ -139,4 +155,134 @@ export class ProtocolParser {
     }
     return { kind: 'malformed', reason: 'Malformed message: neither a typed message nor JSON-RPC 2.0' };
   }
+}
+
+/** JSON-RPC 2.0's code for a method the receiver does not offer. */
+const METHOD_NOT_FOUND = -32601;
+
+/** The JSON-RPC methods the hub calls on an agent: seed 001's evaluate, seed 000's configure_llm. */
+export type AgentMethod = 'evaluate' | 'configure_llm';
+
+export interface WelcomeFrame {
+  type: 'welcome';
+  serverId: string;
+  version: string;
+  timestamp: string;
+}
+
+export type RegistrationAckFrame =
+  | {
+      type: 'registration_ack';
+      clientId: string;
+      status: 'accepted';
+      message: string;
+      evaluationsCount: number;
+    }
+  | {
+      type: 'registration_ack';
+      clientId: string | null;
+      status: 'rejected';
+      message: string;
+      reason: string;
+    };
+
+export interface PongFrame {
+  type: 'pong';
+  timestamp: string;
+}
+
+export interface AgentRequestFrame {
+  jsonrpc: '2.0';
+  method: AgentMethod;
+  params: Record<string, unknown>;
+  id: string;
+}
+
+export interface MethodNotFoundFrame {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+/**
+ * Every frame the hub sends an agent, each built by one function below. Field order is part of
+ * the wire format: it stays as agents have always received it.
+ */
+export type HubFrame =
+  WelcomeFrame | RegistrationAckFrame | PongFrame | AgentRequestFrame | MethodNotFoundFrame;
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+export function welcomeFrame(serverId: string): WelcomeFrame {
+  return { type: 'welcome', serverId, version: PROTOCOL_VERSION, timestamp: now() };
+}
+
+export function registrationAcceptedFrame(clientId: string, evaluationsCount: number): RegistrationAckFrame {
+  return {
+    type: 'registration_ack',
+    clientId,
+    status: 'accepted',
+    message: 'Client registered successfully',
+    evaluationsCount,
+  };
+}
+
+export function registrationRejectedFrame(clientId: string | null, reason: string): RegistrationAckFrame {
+  return { type: 'registration_ack', clientId, status: 'rejected', message: 'Registration rejected', reason };
+}
+
+export function pongFrame(): PongFrame {
+  return { type: 'pong', timestamp: now() };
+}
+
+/** The answer to a JSON-RPC request an agent sent: the hub offers no methods. */
+export function methodNotFoundFrame(id: string | number | null, method: string): MethodNotFoundFrame {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: METHOD_NOT_FOUND,
+      message: `Method not found: ${method.slice(0, 100)}; the hub takes no calls`,
+    },
+  };
+}
+
+export function agentRequestFrame(
+  method: AgentMethod,
+  params: Record<string, unknown>,
+  id: string,
+): AgentRequestFrame {
+  return { jsonrpc: '2.0', method, params, id };
+}
+
+/** What an `evaluate` call carries besides its evaluationId (seed 001 §2.1). */
+export interface EvaluateFields {
+  name?: string | undefined;
+  url?: string | undefined;
+  tool: string;
+  input: unknown;
+  /** Milliseconds the agent is given. */
+  timeout: number;
+  metadata?: unknown;
+  model?: unknown;
+}
+
+/** The params of `evaluate`; absent optional fields are left out rather than sent as null. */
+export function evaluateParams(evaluationId: string, fields: EvaluateFields): Record<string, unknown> {
+  const params: Record<string, unknown> = { evaluationId };
+  if (fields.name !== undefined) params.name = fields.name;
+  if (fields.url !== undefined) params.url = fields.url;
+  params.tool = fields.tool;
+  params.input = fields.input;
+  params.timeout = fields.timeout;
+  if (fields.metadata !== undefined) params.metadata = fields.metadata;
+  if (fields.model !== undefined) params.model = fields.model;
+  return params;
+}
+
+/** The same `evaluate` params with another timeout, which keeps its place among the fields. */
+export function withTimeout(params: Record<string, unknown>, timeoutMs: number): Record<string, unknown> {
+  return { ...params, timeout: timeoutMs };
 }
