@@ -1,5 +1,5 @@
 /** Errors of the agent hub: each carries its catalogue entry (errors/catalogue.ts). */
-import { errorNameForCode } from '../errors/catalogue.js';
+import { ERRORS, errorNameForCode } from '../errors/catalogue.js';
 import { ServiceError } from '../errors/serviceError.js';
 
 export class AgentNotFoundError extends ServiceError {
@@ -103,5 +103,5 @@ export class AgentCallError extends ServiceError {
  */
 export function errorCodeOf(error: unknown): number {
   if (error instanceof AgentCallError) return error.agentCode;
-  return error instanceof ServiceError ? error.code : -32603;
+  return error instanceof ServiceError ? error.code : ERRORS.INTERNAL_ERROR.code;
 }

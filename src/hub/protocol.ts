@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { ERRORS } from '../errors/catalogue.js';
 
 /** Seed 001's protocol version, sent in `welcome`. */
 export const PROTOCOL_VERSION = '1.0.0';
@@ -157,9 +158,6 @@ export class ProtocolParser {
   }
 }
 
-/** JSON-RPC 2.0's code for a method the receiver does not offer. */
-const METHOD_NOT_FOUND = -32601;
-
 /** The JSON-RPC methods the hub calls on an agent: seed 001's evaluate, seed 000's configure_llm. */
 export type AgentMethod = 'evaluate' | 'configure_llm';
 
@@ -243,7 +241,7 @@ export function methodNotFoundFrame(id: string | number | null, method: string):
     jsonrpc: '2.0',
     id,
     error: {
-      code: METHOD_NOT_FOUND,
+      code: ERRORS.METHOD_NOT_FOUND.code,
       message: `Method not found: ${method.slice(0, 100)}; the hub takes no calls`,
     },
   };
