@@ -313,11 +313,18 @@ export default tseslint.config(
     ),
   },
   {
-    files: ['src/config.ts'],
+    files: ['src/config.ts', 'src/configKeys.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['./*', '../*'], message: 'config.ts imports nothing of the project' }] },
+        {
+          patterns: [
+            {
+              group: ['./*', '../*', '!./configKeys.js'],
+              message: 'config.ts and configKeys.ts import nothing of the project but each other',
+            },
+          ],
+        },
       ],
     },
   },

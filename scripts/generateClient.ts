@@ -166,7 +166,7 @@ export function renderClientSource(methods: readonly MethodInfo[]): string {
       .map((d) => quote(d.name))
       .join(', ')}];`,
     '',
-    '/** The error catalogue of the service (src/rpc/errors.ts): name → JSON-RPC code. */',
+    '/** The error catalogue of the service (src/errors/catalogue.ts): name → JSON-RPC code. */',
     'export const RPC_ERROR_CODES = {',
     ...(Object.keys(ERRORS) as ErrorName[]).map(
       (name) => `${jsDoc(ERROR_DESCRIPTIONS[name])}${name}: ${ERRORS[name].code},`,

@@ -2,7 +2,7 @@
 // the reference pages docs/methods.md, docs/errors.md and docs/configuration.md. The page renderers
 // are pure functions of the plain data passed in; only the imports below reach into src/.
 import { format, resolveConfig } from 'prettier';
-import { CONFIG_GROUPS, CONFIG_KEYS } from '../src/config.js';
+import { CONFIG_GROUPS, CONFIG_KEYS } from '../src/configKeys.js';
 import { allMethods } from '../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../src/errors/catalogue.js';
 import { openRpcDocument } from '../src/service.js';

@@ -672,7 +672,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'rpc.discover',
 ];
 
-/** The error catalogue of the service (src/rpc/errors.ts): name → JSON-RPC code. */
+/** The error catalogue of the service (src/errors/catalogue.ts): name → JSON-RPC code. */
 export const RPC_ERROR_CODES = {
   /** The request body is not valid JSON (the response id is null). */
   PARSE_ERROR: -32700,

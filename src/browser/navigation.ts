@@ -1,8 +1,6 @@
 import type { Page, Response } from 'playwright-core';
 import { NavigationBlockedError } from './browserErrors.js';
 import { BLOCKED_HEADER } from './egressProxy.js';
-import type { RingBuffer } from './ringBuffer.js';
-import type { ConsoleEntry } from './signalEntries.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 /** How long a failed navigation waits for Chromium to commit its error page. */
@@ -20,7 +18,8 @@ export interface BlockedEntry {
 /** What a navigation needs of a session (Session implements it). */
 export interface NavigationTarget {
   readonly page: Page;
-  readonly console: RingBuffer<ConsoleEntry>;
+  /** Records a line of the service's own in the session's console log. */
+  note(type: string, text: string): void;
   /** What the allow-list refused since the last call of this; empties the list. */
   takeBlocked(): BlockedEntry[];
   title(): Promise<string>;
@@ -113,7 +112,7 @@ async function navigateChecked(
     if (error instanceof Error && /net::ERR_/.test(error.message)) {
       await target.page
         .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_COMMIT_TIMEOUT_MS })
-        .catch(() => note(target, 'info', 'no error page after a failed navigation'));
+        .catch(() => target.note('info', 'no error page after a failed navigation'));
     }
     const main = target.takeBlocked().find((b) => b.mainFrame);
     if (main !== undefined) throw new NavigationBlockedError(requested, main.reason, main.url);
@@ -125,7 +124,7 @@ async function navigateChecked(
     await target.page
       .goto('about:blank')
       .catch((error: unknown) =>
-        note(target, 'warning', `could not leave the blocked page: ${String(error)}`),
+        target.note('warning', `could not leave the blocked page: ${String(error)}`),
       );
     throw new NavigationBlockedError(requested, hop.reason, hop.url);
   }
@@ -152,8 +151,4 @@ async function withSettle(
   const response = await go('load', timeout);
   await target.settle(Math.max(1, timeout - (Date.now() - started)));
   return response;
-}
-
-function note(target: NavigationTarget, type: string, text: string): void {
-  target.console.push({ type, text, timestamp: new Date().toISOString() });
 }

@@ -1,7 +1,7 @@
-import type { BrowserContext, ConsoleMessage, Dialog, Page, Request, Response } from 'playwright-core';
-import { BLOCKED_HEADER } from './egressProxy.js';
+import type { BrowserContext, Page } from 'playwright-core';
 import { Mutex } from './mutex.js';
-import { RingBuffer } from './ringBuffer.js';
+import type { RingBuffer } from './ringBuffer.js';
+import { SessionSignals } from './sessionSignals.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
@@ -20,12 +20,8 @@ import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries
 export const MAX_POPUPS_PER_SESSION = 20;
 /** How long session.list waits for a page's title before it answers with the last known one. */
 const TITLE_TIMEOUT_MS = 500;
-/** How Chromium reports a request cancelled by the page itself (navigating on, closing). */
-const ABORTED = /ERR_ABORTED/;
 /** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
 const REPLACE_PAGE_TIMEOUT_MS = 15_000;
-/** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
-const MAX_MESSAGE_CHARS = 4000;
 /** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
 const ADOPTED_PAGE_EVENTS = [
   'console',
@@ -50,12 +46,6 @@ export interface SessionOptions {
   settle: Omit<SettleOptions, 'timeoutMs'>;
 }
 
-function clip(s: string): string {
-  return s.length > MAX_MESSAGE_CHARS
-    ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [${s.length - MAX_MESSAGE_CHARS} more chars]`
-    : s;
-}
-
 /**
  * One isolated browser session: a BrowserContext with one main page, bounded buffers attached from
  * the moment it exists, and a lock so its calls run one at a time.
@@ -65,11 +55,10 @@ export class Session implements NavigationTarget {
   lastUsedAt = Date.now();
   page: Page;
   private tracker: NetworkTracker;
+  private readonly signals: SessionSignals;
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
-  /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
-  private readonly blocked: RingBuffer<BlockedEntry>;
   private readonly lock = new Mutex();
   private popups = 0;
   private lastTitle = '';
@@ -93,10 +82,8 @@ export class Session implements NavigationTarget {
   ) {
     this.page = page;
     this.tracker = new NetworkTracker(page);
-    this.console = new RingBuffer(options.console);
-    this.pageErrors = new RingBuffer(options.console);
-    this.network = new RingBuffer(options.network);
-    this.blocked = new RingBuffer(options.network);
+    this.signals = new SessionSignals(policy, options, () => this.page.mainFrame());
+    ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
     if (release === undefined) this.attachContext();
     this.attachPage(page);
   }
@@ -137,28 +124,7 @@ export class Session implements NavigationTarget {
     this.context.on('page', (page) => {
       if (page === this.page || this.replacing) return;
       this.popups++;
-      const url = page.url();
-      this.console.push({ type: 'popup', text: `popup opened: ${url}`, timestamp: new Date().toISOString() });
-      // Playwright reports a popup only once its first document committed, after its listeners
-      // could have seen the request: a popup the allow-list refused is recorded from its URL.
-      const verdict = this.policy.checkRequest(url);
-      if (!verdict.allowed) {
-        this.network.push({
-          url,
-          status: null,
-          method: 'GET',
-          resourceType: 'document',
-          failure: 'blocked by the allow-list',
-          blocked: true,
-          timestamp: new Date().toISOString(),
-        });
-        this.blocked.push({
-          url,
-          reason: verdict.reason,
-          resourceType: 'document',
-          mainFrame: false,
-        });
-      }
+      this.signals.popup(page.url());
       if (this.popups > MAX_POPUPS_PER_SESSION) {
         page.close().catch(() => undefined);
         return;
@@ -168,24 +134,11 @@ export class Session implements NavigationTarget {
   }
 
   private attachPage(page: Page): void {
-    page.on('console', (m) => this.onConsole(m));
-    page.on('pageerror', (error) =>
-      this.pageErrors.push({
-        message: clip(error.message),
-        stack: error.stack === undefined ? undefined : clip(error.stack),
-        timestamp: new Date().toISOString(),
-      }),
-    );
-    page.on('response', (r) => this.onResponse(r));
-    page.on('requestfailed', (r) => this.onRequestFailed(r));
-    page.on('dialog', (d) => this.onDialog(d));
+    this.signals.attach(page);
     page.on('crash', () => {
       if (page !== this.page) return;
       this.crashed = true;
-      this.pageErrors.push({
-        message: 'The page crashed (renderer process died); the next call opens a fresh page.',
-        timestamp: new Date().toISOString(),
-      });
+      this.signals.pageError('The page crashed (renderer process died); the next call opens a fresh page.');
     });
     page.on('load', () => {
       if (page === this.page)
@@ -196,76 +149,6 @@ export class Session implements NavigationTarget {
     });
   }
 
-  private onConsole(message: ConsoleMessage): void {
-    const loc = message.location();
-    this.console.push({
-      type: message.type(),
-      text: clip(message.text()),
-      location: loc.url ? `${loc.url}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
-      timestamp: new Date().toISOString(),
-    });
-  }
-
-  private onResponse(response: Response): void {
-    const request = response.request();
-    const blocked = response.headers()[BLOCKED_HEADER] === '1';
-    this.network.push({
-      url: request.url(),
-      status: response.status(),
-      method: request.method(),
-      resourceType: request.resourceType(),
-      ...(blocked ? { blocked: true, failure: 'blocked by the allow-list' } : {}),
-      timestamp: new Date().toISOString(),
-    });
-    if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
-  }
-
-  private onRequestFailed(request: Request): void {
-    const failure = request.failure()?.errorText ?? 'failed';
-    const verdict = this.policy.checkRequest(request.url());
-    const blocked = !verdict.allowed;
-    this.network.push({
-      url: request.url(),
-      status: null,
-      method: request.method(),
-      resourceType: request.resourceType(),
-      failure: blocked ? `blocked by the allow-list (${failure})` : failure,
-      ...(blocked ? { blocked: true } : {}),
-      timestamp: new Date().toISOString(),
-    });
-    // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
-    // about the navigation in progress: it must not fail it.
-    if (blocked && !verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
-  }
-
-  private recordBlocked(request: Request, reason: string): void {
-    let mainFrame: boolean;
-    try {
-      mainFrame = request.isNavigationRequest() && request.frame() === this.page.mainFrame();
-    } catch {
-      // A service-worker request has no frame: it is not the main frame.
-      mainFrame = false;
-    }
-    this.blocked.push({
-      url: request.url(),
-      reason,
-      resourceType: request.resourceType(),
-      mainFrame,
-    });
-  }
-
-  /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */
-  private onDialog(dialog: Dialog): void {
-    const type = dialog.type();
-    const accept = type === 'alert' || type === 'beforeunload';
-    this.console.push({
-      type: 'dialog',
-      text: `${type}: ${clip(dialog.message())} (${accept ? 'accepted' : 'dismissed'})`,
-      timestamp: new Date().toISOString(),
-    });
-    (accept ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
-  }
-
   /**
    * Waits until the main page's network has been quiet for the settle window. Unlike Playwright's
    * networkidle (a fixed 500 ms), it ends soon after the last request and ignores requests that can
@@ -273,6 +156,11 @@ export class Session implements NavigationTarget {
    */
   settle(timeoutMs: number): Promise<void> {
     return this.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
+  }
+
+  /** A line of the service's own in the session's console log (popups, dialogs, recoveries). */
+  note(type: string, text: string): void {
+    this.signals.note(type, text);
   }
 
   /** Navigates to a URL inside the allow-list and waits as asked (browser/navigation.ts). */
@@ -286,20 +174,16 @@ export class Session implements NavigationTarget {
 
   /** What the allow-list refused since the last call of this; empties the list. */
   takeBlocked(): BlockedEntry[] {
-    return this.blocked.drain().items;
+    return this.signals.takeBlocked();
   }
 
   /** The page title, bounded in time: a frozen page answers with the last known title. */
   async title(): Promise<string> {
-    try {
-      this.lastTitle = await withDeadline(
-        this.page.title(),
-        TITLE_TIMEOUT_MS,
-        () => new Error('title timeout'),
-      );
-    } catch {
-      // Frozen or navigating: the last title seen is the honest answer.
-    }
+    const timedOut = () => new Error('title timeout');
+    // Frozen or navigating: the last title seen is the honest answer.
+    this.lastTitle = await withDeadline(this.page.title(), TITLE_TIMEOUT_MS, timedOut).catch(
+      () => this.lastTitle,
+    );
     return this.lastTitle;
   }
 
@@ -308,11 +192,7 @@ export class Session implements NavigationTarget {
     if (this.release !== undefined) {
       // An attached tab is the user's: never close it or open another in their browser.
       this.crashed = false;
-      this.console.push({
-        type: 'info',
-        text: 'The attached tab was left as it is; attach it again if it stays unusable.',
-        timestamp: new Date().toISOString(),
-      });
+      this.note('info', 'The attached tab was left as it is; attach it again if it stays unusable.');
       return;
     }
     const old = this.page;
@@ -334,10 +214,6 @@ export class Session implements NavigationTarget {
 
   private async recoverFromCrash(): Promise<void> {
     await this.replacePage();
-    this.console.push({
-      type: 'info',
-      text: 'The previous page crashed; a fresh page (about:blank) replaced it.',
-      timestamp: new Date().toISOString(),
-    });
+    this.note('info', 'The previous page crashed; a fresh page (about:blank) replaced it.');
   }
 }

@@ -8,29 +8,30 @@ export type PolicyVerdict = { allowed: true; url: string } | { allowed: false; u
 /** Schemes a subresource may use without a network request of its own. */
 const LOCAL_SUBRESOURCE_SCHEMES = new Set(['data:', 'blob:']);
 
+/** The WHATWG parse of a URL, or the verdict for one that is not absolute. */
+function parseAbsolute(raw: string): URL | PolicyVerdict {
+  try {
+    return new URL(raw);
+  } catch {
+    return { allowed: false, url: raw, reason: 'not an absolute URL' };
+  }
+}
+
 export class UrlPolicy {
   constructor(readonly allowHostRegex: RegExp) {}
 
   /** For a URL a caller asks to open (page.goto, tabs.open): only http(s) on the list, or about:blank. */
   checkNavigation(raw: string): PolicyVerdict {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return { allowed: false, url: raw, reason: 'not an absolute URL' };
-    }
+    const url = parseAbsolute(raw);
+    if (!(url instanceof URL)) return url;
     if (url.href === 'about:blank') return { allowed: true, url: url.href };
     return this.checkNetwork(url);
   }
 
   /** For a request the page makes: data: and blob: need no network; everything else as a navigation. */
   checkRequest(raw: string): PolicyVerdict {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return { allowed: false, url: raw, reason: 'not an absolute URL' };
-    }
+    const url = parseAbsolute(raw);
+    if (!(url instanceof URL)) return url;
     if (LOCAL_SUBRESOURCE_SCHEMES.has(url.protocol) || url.href === 'about:blank')
       return { allowed: true, url: url.href };
     return this.checkNetwork(url);

@@ -3,12 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { withDeadline } from '../errors/deadline.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
-import { timeoutParam } from './params.js';
-
-/** axe on a large page takes seconds; past this the caller gets TIMEOUT rather than a hung session. */
-const AXE_TIMEOUT_MS = 60_000;
-/** Nodes listed per violation: enough to locate the problem without a megabyte answer. */
-const MAX_NODES_PER_VIOLATION = 20;
+import { AXE_TIMEOUT_MS, MAX_NODES_PER_VIOLATION, timeoutParam } from './params.js';
 
 export const axeRun = defineSessionMethod({
   name: 'axe.run',

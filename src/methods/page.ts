@@ -7,6 +7,8 @@ import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
   NAVIGATION_TIMEOUT_MS,
+  MAX_IDLE_FOR_MS,
+  MAX_TEXT_CHARS,
   MAX_TIMEOUT_MS,
   NavigationResult,
   Ok,
@@ -15,11 +17,6 @@ import {
   timeoutParam,
 } from './params.js';
 import { clampChars, normalizeText } from './normalizeText.js';
-
-/** The longest page.waitFor idleFor pause. */
-const MAX_IDLE_FOR_MS = 60_000;
-/** page.text's ceiling on maxChars: a response stays a size an agent can take in. */
-const MAX_TEXT_CHARS = 2_000_000;
 
 export const pageGoto = defineSessionMethod({
   name: 'page.goto',

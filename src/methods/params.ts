@@ -6,6 +6,17 @@ export const NAVIGATION_TIMEOUT_MS = 45_000;
 /** No single call may hold a session longer than this, whatever timeout it asks for. */
 export const MAX_TIMEOUT_MS = 300_000;
 
+/** The longest page.waitFor idleFor pause. */
+export const MAX_IDLE_FOR_MS = 60_000;
+/** page.text's ceiling on maxChars: a response stays a size an agent can take in. */
+export const MAX_TEXT_CHARS = 2_000_000;
+/** Screenshots wait for fonts and a stable frame; a huge full page may take a while. */
+export const SCREENSHOT_TIMEOUT_MS = 30_000;
+/** axe on a large page takes seconds; past this the caller gets TIMEOUT rather than a hung session. */
+export const AXE_TIMEOUT_MS = 60_000;
+/** Nodes listed per violation: enough to locate the problem without a megabyte answer. */
+export const MAX_NODES_PER_VIOLATION = 20;
+
 export const Selector = Type.String({
   minLength: 1,
   maxLength: 10_000,

@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
-import { timeoutParam } from './params.js';
-
-/** Screenshots wait for fonts and a stable frame; a huge full page may take a while. */
-const SCREENSHOT_TIMEOUT_MS = 30_000;
+import { SCREENSHOT_TIMEOUT_MS, timeoutParam } from './params.js';
 
 export const screenshot = defineSessionMethod({
   name: 'screenshot',

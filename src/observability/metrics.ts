@@ -1,14 +1,28 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** One metric on one registry; labels, when given, are the metric's whole bounded label set. */
+function counter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+) {
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
+
+function gauge(registry: Registry, name: string, help: string) {
+  return new Gauge({ name, help, registers: [registry] });
+}
+
 /** Every metric the service exports, on a registry of its own so tests can build several apps. */
 export class Metrics {
   readonly registry = new Registry();
-  readonly rpcRequests = new Counter({
-    name: 'rpc_requests_total',
-    help: 'JSON-RPC calls by method and outcome (ok or the error name)',
-    labelNames: ['method', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly rpcRequests = counter(
+    this.registry,
+    'rpc_requests_total',
+    'JSON-RPC calls by method and outcome (ok or the error name)',
+    ['method', 'outcome'] as const,
+  );
   readonly rpcDuration = new Histogram({
     name: 'rpc_request_duration_seconds',
     help: 'JSON-RPC call duration by method',
@@ -16,37 +30,29 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
-  readonly sessionsActive = new Gauge({
-    name: 'browser_sessions_active',
-    help: 'Open browser sessions',
-    registers: [this.registry],
-  });
-  readonly sessionsCreated = new Counter({
-    name: 'browser_sessions_created_total',
-    help: 'Sessions created',
-    registers: [this.registry],
-  });
-  readonly sessionsExpired = new Counter({
-    name: 'browser_sessions_expired_total',
-    help: 'Sessions closed by the idle janitor',
-    registers: [this.registry],
-  });
-  readonly browserRestarts = new Counter({
-    name: 'browser_restarts_total',
-    help: 'Times the shared browser was relaunched after it died',
-    registers: [this.registry],
-  });
-  readonly agentsConnected = new Gauge({
-    name: 'agents_connected',
-    help: 'Evaluation agents connected on /agents',
-    registers: [this.registry],
-  });
-  readonly agentEvaluations = new Counter({
-    name: 'agent_evaluations_total',
-    help: 'Agent evaluations by final status',
-    labelNames: ['status'] as const,
-    registers: [this.registry],
-  });
+  readonly sessionsActive = gauge(this.registry, 'browser_sessions_active', 'Open browser sessions');
+  readonly sessionsCreated = counter(this.registry, 'browser_sessions_created_total', 'Sessions created');
+  readonly sessionsExpired = counter(
+    this.registry,
+    'browser_sessions_expired_total',
+    'Sessions closed by the idle janitor',
+  );
+  readonly browserRestarts = counter(
+    this.registry,
+    'browser_restarts_total',
+    'Times the shared browser was relaunched after it died',
+  );
+  readonly agentsConnected = gauge(
+    this.registry,
+    'agents_connected',
+    'Evaluation agents connected on /agents',
+  );
+  readonly agentEvaluations = counter(
+    this.registry,
+    'agent_evaluations_total',
+    'Agent evaluations by final status',
+    ['status'] as const,
+  );
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });

@@ -6,11 +6,9 @@ import {
   CONFIG_DEFAULTS,
   CONFIG_GROUPS,
   CONFIG_KEYS,
-  ConfigError,
   DEFAULT_ALLOW_HOST_REGEX,
-  loadConfig,
-  substituteEnv,
-} from '../../src/config.js';
+} from '../../src/configKeys.js';
+import { ConfigError, loadConfig, substituteEnv } from '../../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
 let fileCount = 0;

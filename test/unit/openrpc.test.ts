@@ -16,7 +16,7 @@ import {
   renderMethodsDoc,
   renderOpenRpc,
 } from '../../scripts/generateDocs.js';
-import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/config.js';
+import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/configKeys.js';
 import { allMethods } from '../../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../../src/errors/catalogue.js';
 import { openRpcDocument } from '../../src/service.js';

@@ -1,0 +1,147 @@
+import type { ConsoleMessage, Dialog, Frame, Page, Request, Response } from 'playwright-core';
+import { BLOCKED_HEADER } from './egressProxy.js';
+import type { BlockedEntry } from './navigation.js';
+import { RingBuffer } from './ringBuffer.js';
+import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
+import type { UrlPolicy } from './urlPolicy.js';
+
+/** How Chromium reports a request cancelled by the page itself (navigating on, closing). */
+const ABORTED = /ERR_ABORTED/;
+/** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
+const MAX_MESSAGE_CHARS = 4000;
+
+function clip(s: string): string {
+  return s.length > MAX_MESSAGE_CHARS
+    ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [${s.length - MAX_MESSAGE_CHARS} more chars]`
+    : s;
+}
+
+/**
+ * What a session's pages report, in bounded buffers: console messages (with dialogs, popups and the
+ * service's own notes), page errors, network responses and failures, and what the allow-list refused.
+ */
+export class SessionSignals {
+  readonly console: RingBuffer<ConsoleEntry>;
+  readonly pageErrors: RingBuffer<PageErrorEntry>;
+  readonly network: RingBuffer<NetworkEntry>;
+  /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
+  private readonly blocked: RingBuffer<BlockedEntry>;
+
+  constructor(
+    private readonly policy: UrlPolicy,
+    sizes: { console: number; network: number },
+    /** The session's main frame now: a blocked request there fails the navigation in progress. */
+    private readonly mainFrame: () => Frame,
+  ) {
+    this.console = new RingBuffer(sizes.console);
+    this.pageErrors = new RingBuffer(sizes.console);
+    this.network = new RingBuffer(sizes.network);
+    this.blocked = new RingBuffer(sizes.network);
+  }
+
+  /** Starts recording a page of the session (its main page or a popup). */
+  attach(page: Page): void {
+    page.on('console', (m) => this.onConsole(m));
+    page.on('pageerror', (error) =>
+      this.pageError(clip(error.message), error.stack === undefined ? undefined : clip(error.stack)),
+    );
+    page.on('response', (r) => this.onResponse(r));
+    page.on('requestfailed', (r) => this.onRequestFailed(r));
+    page.on('dialog', (d) => this.onDialog(d));
+  }
+
+  /** A line of the service's own in the console log (popups, dialogs, recoveries). */
+  note(type: string, text: string): void {
+    this.console.push({ type, text, timestamp: new Date().toISOString() });
+  }
+
+  pageError(message: string, stack?: string): void {
+    this.pageErrors.push({ message, stack, timestamp: new Date().toISOString() });
+  }
+
+  /**
+   * A popup opened. Playwright reports it only once its first document committed, after its
+   * listeners could have seen the request: a popup the allow-list refused is recorded from its URL.
+   */
+  popup(url: string): void {
+    this.note('popup', `popup opened: ${url}`);
+    const verdict = this.policy.checkRequest(url);
+    if (verdict.allowed) return;
+    this.network.push({
+      url,
+      status: null,
+      method: 'GET',
+      resourceType: 'document',
+      failure: 'blocked by the allow-list',
+      blocked: true,
+      timestamp: new Date().toISOString(),
+    });
+    this.blocked.push({ url, reason: verdict.reason, resourceType: 'document', mainFrame: false });
+  }
+
+  /** What the allow-list refused since the last call of this; empties the list. */
+  takeBlocked(): BlockedEntry[] {
+    return this.blocked.drain().items;
+  }
+
+  private onConsole(message: ConsoleMessage): void {
+    const loc = message.location();
+    this.console.push({
+      type: message.type(),
+      text: clip(message.text()),
+      location: loc.url ? `${loc.url}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
+      timestamp: new Date().toISOString(),
+    });
+  }
+
+  private onResponse(response: Response): void {
+    const request = response.request();
+    const blocked = response.headers()[BLOCKED_HEADER] === '1';
+    this.network.push({
+      url: request.url(),
+      status: response.status(),
+      method: request.method(),
+      resourceType: request.resourceType(),
+      ...(blocked ? { blocked: true, failure: 'blocked by the allow-list' } : {}),
+      timestamp: new Date().toISOString(),
+    });
+    if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
+  }
+
+  private onRequestFailed(request: Request): void {
+    const failure = request.failure()?.errorText ?? 'failed';
+    const verdict = this.policy.checkRequest(request.url());
+    const blocked = !verdict.allowed;
+    this.network.push({
+      url: request.url(),
+      status: null,
+      method: request.method(),
+      resourceType: request.resourceType(),
+      failure: blocked ? `blocked by the allow-list (${failure})` : failure,
+      ...(blocked ? { blocked: true } : {}),
+      timestamp: new Date().toISOString(),
+    });
+    // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
+    // about the navigation in progress: it must not fail it.
+    if (!verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
+  }
+
+  private recordBlocked(request: Request, reason: string): void {
+    let mainFrame: boolean;
+    try {
+      mainFrame = request.isNavigationRequest() && request.frame() === this.mainFrame();
+    } catch {
+      // A service-worker request has no frame: it is not the main frame.
+      mainFrame = false;
+    }
+    this.blocked.push({ url: request.url(), reason, resourceType: request.resourceType(), mainFrame });
+  }
+
+  /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */
+  private onDialog(dialog: Dialog): void {
+    const type = dialog.type();
+    const accept = type === 'alert' || type === 'beforeunload';
+    this.note('dialog', `${type}: ${clip(dialog.message())} (${accept ? 'accepted' : 'dismissed'})`);
+    (accept ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+  }
+}

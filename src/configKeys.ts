@@ -1,0 +1,233 @@
+/** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
+
+export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
+
+/** The sections of docs/configuration.md, in the order the page shows them. */
+export const CONFIG_GROUPS = {
+  http: 'HTTP server, keys and request limits',
+  browser: 'Browser and allow-list',
+  sessions: 'Sessions',
+  pages: 'Page reads, caps and timeouts',
+  agents: 'Agent hub (/agents and agents.*)',
+  tabs: 'Tabs over CDP (tabs.*)',
+  process: 'Logs and process',
+} as const;
+
+export type ConfigGroup = keyof typeof CONFIG_GROUPS;
+
+/**
+ * Every key a caller may set, as env var names (the YAML file uses the same names): its default,
+ * what it does in one line, and its section of docs/configuration.md (generated from this table).
+ */
+export const CONFIG_KEYS = {
+  PORT: { default: '3337', group: 'http', description: 'HTTP port the service listens on.' },
+  HOST: {
+    default: '127.0.0.1',
+    group: 'http',
+    description: 'Bind address; anything beyond loopback logs a warning.',
+  },
+  API_KEY: {
+    default: '',
+    group: 'http',
+    description:
+      'Accepted API keys, comma-separated; when unset one is generated and printed once on stderr (the service never runs open).',
+  },
+  ALLOW_HOST_REGEX: {
+    default: DEFAULT_ALLOW_HOST_REGEX,
+    group: 'browser',
+    description: 'Allow-list, matched against the canonical URL of every request the browser makes.',
+  },
+  SESSION_TTL_MS: {
+    default: '120000',
+    group: 'sessions',
+    description: 'Idle time (no call) after which the janitor closes a session.',
+  },
+  JANITOR_INTERVAL_MS: {
+    default: '5000',
+    group: 'sessions',
+    description:
+      'How often the janitor looks for idle sessions; a session lives at most SESSION_TTL_MS + this.',
+  },
+  MAX_SESSIONS: {
+    default: '8',
+    group: 'sessions',
+    description: 'Open sessions at most (pooled contexts and attached tabs count too).',
+  },
+  POOL_SIZE: {
+    default: '2',
+    group: 'sessions',
+    description:
+      'Ready contexts kept so session.create answers at once; refilled in the background; they count against MAX_SESSIONS; 0 turns the pool off.',
+  },
+  POOL_REFILL_IDLE_MS: {
+    default: '150',
+    group: 'sessions',
+    description:
+      'The pool refills only after no call ran for this long: creating a context costs Chromium CPU that would otherwise slow the calls in progress.',
+  },
+  RATE_LIMIT_MAX: {
+    default: '120',
+    group: 'http',
+    description:
+      'Requests per window per IP, and per key (HTTP 429 past it; on the WebSocket, every message counts).',
+  },
+  RATE_LIMIT_WINDOW_MS: { default: '60000', group: 'http', description: 'Rate-limit window.' },
+  BODY_LIMIT: {
+    default: '512kb',
+    group: 'http',
+    description:
+      'JSON body cap (HTTP 413 past it; a larger WebSocket message closes the socket with 1009); b, kb or mb.',
+  },
+  BATCH_MAX: {
+    default: '50',
+    group: 'http',
+    description:
+      'Calls per batch: a batch is one HTTP request, so past this many calls it is refused (-32600) and one request cannot hog the browser.',
+  },
+  HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
+  CHROMIUM_PATH: {
+    default: '',
+    group: 'browser',
+    description: "The browser binary; when unset, Playwright's download, else the system's Chromium.",
+  },
+  LOG_LEVEL: {
+    default: 'info',
+    group: 'process',
+    description: 'pino level: fatal, error, warn, info, debug, trace or silent.',
+  },
+  LOG_DIR: {
+    default: 'logs',
+    group: 'agents',
+    description: 'Where the evaluation log (evaluations.jsonl) is written.',
+  },
+  AGENT_SECRET: {
+    default: '',
+    group: 'agents',
+    description:
+      'Secret every agent register must carry; when unset, the first secret key a clientId registered with is the one needed to take that clientId over.',
+  },
+  CDP_URL: {
+    default: '',
+    group: 'tabs',
+    description: 'A Chrome started with --remote-debugging-port, for tabs.* (http(s):// or ws(s)://).',
+  },
+  AGENT_ALLOWED_ORIGINS: {
+    default: '',
+    group: 'agents',
+    description:
+      'Comma-separated origins whose pages may connect to /agents; empty: no browser page may (Node agents send no Origin).',
+  },
+  AGENT_MAX_PAYLOAD_BYTES: {
+    default: '4194304',
+    group: 'agents',
+    description:
+      'Largest frame an agent may send (evaluation outputs included); past it the socket closes with 1009.',
+  },
+  AGENT_PING_INTERVAL_MS: {
+    default: '30000',
+    group: 'agents',
+    description: 'Heartbeat: every agent socket is pinged this often (seed 001: 30 s).',
+  },
+  AGENT_CONNECTION_TIMEOUT_MS: {
+    default: '60000',
+    group: 'agents',
+    description:
+      'A socket silent (no frame, no pong) for longer than this is cut; must exceed AGENT_PING_INTERVAL_MS.',
+  },
+  AGENT_RECONNECT_GRACE_MS: {
+    default: '30000',
+    group: 'agents',
+    description:
+      'How long evaluations in flight wait for a dropped agent to re-register before RESOURCE_UNAVAILABLE.',
+  },
+  AGENT_QUEUE_TIMEOUT_MS: {
+    default: '10000',
+    group: 'agents',
+    description: 'How long an evaluation waits for a free agent slot (maxConcurrency) before LIMIT_REACHED.',
+  },
+  AGENT_EVALUATION_TIMEOUT_MS: {
+    default: '30000',
+    group: 'agents',
+    description:
+      "The agent's time for an evaluation when agents.evaluate gives no timeout (seed 001's example; at most 900000).",
+  },
+  CDP_TIMEOUT_MS: {
+    default: '10000',
+    group: 'tabs',
+    description:
+      'Bound on connecting to CDP_URL and on each tabs.* command: a hung CDP socket ends in an error.',
+  },
+  CONSOLE_BUFFER_SIZE: {
+    default: '1000',
+    group: 'sessions',
+    description:
+      'Console and page-error entries kept per session (a ring buffer: a chatty page cannot grow memory without bound).',
+  },
+  NETWORK_BUFFER_SIZE: {
+    default: '1000',
+    group: 'sessions',
+    description: 'Network entries kept per session (a ring buffer).',
+  },
+  SETTLE_QUIET_MS: {
+    default: '50',
+    group: 'pages',
+    description:
+      "networkidle: quiet window after the last request (Playwright's own waits a fixed 500 ms); raise it for pages that chain requests with pauses between them.",
+  },
+  SETTLE_BODY_GRACE_MS: {
+    default: '500',
+    group: 'pages',
+    description:
+      'networkidle: a response whose headers came but whose body never finishes stops counting after this.',
+  },
+  SETTLE_MAX_PENDING_MS: {
+    default: '5000',
+    group: 'pages',
+    description:
+      'networkidle: a request with no response at all (long-poll, hung server) stops counting after this.',
+  },
+  MAX_HTML_CHARS: {
+    default: '2000000',
+    group: 'pages',
+    description: 'page.content cap (truncated: true past it).',
+  },
+  MAX_SCREENSHOT_BYTES: {
+    default: '10000000',
+    group: 'pages',
+    description: 'Screenshot cap (LIMIT_REACHED past it).',
+  },
+  MAX_EVALUATE_RESULT_CHARS: {
+    default: '1000000',
+    group: 'pages',
+    description: 'page.evaluate result cap (LIMIT_REACHED past it).',
+  },
+  EVALUATE_TIMEOUT_MS: {
+    default: '10000',
+    group: 'pages',
+    description:
+      "Default page.evaluate deadline (Playwright's has none); past it the page is recycled and the caller gets TIMEOUT.",
+  },
+  SESSION_CLOSE_TIMEOUT_MS: {
+    default: '5000',
+    group: 'sessions',
+    description:
+      "Bound on closing a session: session.close returns even when the page's main thread is frozen.",
+  },
+  BROWSER_LAUNCH_TIMEOUT_MS: {
+    default: '60000',
+    group: 'browser',
+    description: 'Bound on launching Chromium.',
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    default: '10000',
+    group: 'process',
+    description: 'Bound on graceful shutdown after SIGTERM or SIGINT.',
+  },
+} as const satisfies Record<string, { default: string; group: ConfigGroup; description: string }>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** Every key with its default: the table above without its documentation. */
+export const CONFIG_DEFAULTS = Object.fromEntries(
+  Object.entries(CONFIG_KEYS).map(([key, entry]) => [key, entry.default]),
+) as { readonly [K in ConfigKey]: (typeof CONFIG_KEYS)[K]['default'] };
