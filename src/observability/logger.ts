@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { scrubValue } from './scrub.js';
 
 export type { Logger };
 
@@ -48,6 +49,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { service: 'playwright-jsonrpc' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // URLs lose userinfo and query values, free text is cut: whatever a line carries (scrub.ts).
+      formatters: { log: (object) => scrubValue(object) as Record<string, unknown> },
+      // The formatter already turned errors into plain { type, message, stack }.
+      serializers: { err: (err: unknown) => err },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,

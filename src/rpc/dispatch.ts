@@ -129,16 +129,21 @@ export class Dispatcher<S> implements RpcDispatcher {
     if (error === undefined) ctx.log.info(line, 'rpc call');
     else if (error.errorName === 'INTERNAL_ERROR')
       ctx.log.error({ ...line, code: error.code, err: error.cause }, 'rpc call failed');
-    else
-      ctx.log.info(
+    else {
+      // Why, where the error says (caller-gone, browser-restarted, expired …).
+      const reason = typeof error.data?.reason === 'string' ? error.data.reason : undefined;
+      ctx.log.info({ ...line, code: error.code, reason }, 'rpc call failed');
+      // The error's text may be a page's or an agent's words: only at debug (and cut, like every
+      // string of a log line, by observability/scrub.ts).
+      ctx.log.debug(
         {
           ...line,
           code: error.code,
-          // Why, where the error says (caller-gone, browser-restarted, expired …).
-          reason: typeof error.data?.reason === 'string' ? error.data.reason : undefined,
+          message: error.message,
           err: error.cause instanceof Error ? { message: error.cause.message } : undefined,
         },
-        'rpc call failed',
+        'rpc call failed: detail',
       );
+    }
   }
 }
