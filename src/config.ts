@@ -46,6 +46,8 @@ export interface Config {
   sessionCloseTimeoutMs: number;
   browserLaunchTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** MEMORY_HIGH_WATER_MB; 0 means the default share of the heap limit. */
+  memoryHighWaterMb: number;
 }
 
 export class ConfigError extends Error {
@@ -224,5 +226,6 @@ export function loadConfig(env: Source = process.env): Config {
     sessionCloseTimeoutMs: int('SESSION_CLOSE_TIMEOUT_MS', get('SESSION_CLOSE_TIMEOUT_MS'), 1),
     browserLaunchTimeoutMs: int('BROWSER_LAUNCH_TIMEOUT_MS', get('BROWSER_LAUNCH_TIMEOUT_MS'), 1000),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', get('SHUTDOWN_TIMEOUT_MS'), 1),
+    memoryHighWaterMb: int('MEMORY_HIGH_WATER_MB', get('MEMORY_HIGH_WATER_MB'), 0),
   };
 }

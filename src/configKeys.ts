@@ -223,6 +223,12 @@ export const CONFIG_KEYS = {
     group: 'process',
     description: 'Bound on graceful shutdown after SIGTERM or SIGINT.',
   },
+  MEMORY_HIGH_WATER_MB: {
+    default: '0',
+    group: 'process',
+    description:
+      "The service's own memory (heap and buffers) past which new work is refused with RESOURCE_UNAVAILABLE (reason memory) until it falls; closing sessions and pulling buffers still run. 0: 75% of Node's heap limit.",
+  },
 } as const satisfies Record<string, { default: string; group: ConfigGroup; description: string }>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

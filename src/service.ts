@@ -19,7 +19,9 @@ import { allMethods } from './methods/index.js';
 import type { Services } from './methods/services.js';
 import { mapError } from './errors/mapError.js';
 import type { Logger } from './observability/logger.js';
+import { highWaterBytes, MemoryWatchdog } from './observability/memoryWatchdog.js';
 import { Metrics } from './observability/metrics.js';
+import { ServiceError } from './errors/serviceError.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { MethodTable } from './rpc/methodTable.js';
 import { buildOpenRpc, type OpenRpcDocument } from './rpc/openrpc.js';
@@ -43,6 +45,17 @@ function readVersion(): string {
 
 export const VERSION = readVersion();
 
+/** The calls that still run past the memory high water: they free memory or hold none. */
+const MEMORY_FREEING_METHODS = new Set([
+  'session.close',
+  'session.list',
+  'logs.pull',
+  'network.pull',
+  'rpc.discover',
+]);
+/** What a refusal for memory suggests: a few watchdog samples. */
+const MEMORY_RETRY_AFTER_MS = 5000;
+
 export class BrowserNotFoundError extends Error {
   constructor(readonly tried: string[]) {
     super(
@@ -58,6 +71,7 @@ export interface RunningService {
   server: http.Server;
   services: Services;
   dispatcher: Dispatcher<Services>;
+  watchdog: MemoryWatchdog;
   close(): Promise<void>;
 }
 
@@ -162,12 +176,23 @@ export async function startService(
     agents,
     tabs,
   };
+  const watchdog = new MemoryWatchdog(highWaterBytes(config.memoryHighWaterMb), logger);
+  watchdog.start();
   const table = new MethodTable(allMethods);
   const dispatcher = new Dispatcher({
     table,
     validator: new ParamsValidator(table.list()),
     services,
     metrics,
+    // Past the memory high water only the calls that free memory (or only read the table) run.
+    admit: (def) =>
+      watchdog.overloaded && !MEMORY_FREEING_METHODS.has(def.name)
+        ? new ServiceError(
+            'RESOURCE_UNAVAILABLE',
+            `${def.name} was refused: the service's memory is past its high water (MEMORY_HIGH_WATER_MB). Close sessions or pull their buffers, then retry.`,
+            { reason: 'memory', retryAfterMs: MEMORY_RETRY_AFTER_MS },
+          )
+        : undefined,
     // A closed target means a restart, a closed session or a crashed page, by what is true now.
     mapError: (error, call) => {
       const sessionId = call.params.session_id;
@@ -211,6 +236,7 @@ export async function startService(
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      watchdog.stop();
       server.closeIdleConnections();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Upgraded sockets are no longer HTTP connections: server.close waits for them, so close them first.
@@ -227,5 +253,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, port, server, services, dispatcher, close };
+  return { url, port, server, services, dispatcher, watchdog, close };
 }

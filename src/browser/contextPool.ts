@@ -2,6 +2,7 @@ import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-cor
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
+import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
 
 /** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
@@ -53,6 +54,7 @@ async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrid
     ignoreHTTPSErrors: true,
   });
   try {
+    await context.addInitScript(PAGE_GUARD_SCRIPT);
     return { context, page: await context.newPage() };
   } catch (error) {
     await context.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { Page, Request } from 'playwright-core';
 import { SettleTimeoutError } from './browserErrors.js';
+import { capUrl } from './pageGuards.js';
 
 export interface SettleOptions {
   /** How long the network must be quiet to count as settled. */
@@ -31,7 +32,7 @@ export class NetworkTracker {
 
   constructor(page: Page) {
     page.on('request', (r) => {
-      this.inflight.set(r, { url: r.url(), startedAt: Date.now(), responseAt: undefined });
+      this.inflight.set(r, { url: capUrl(r.url()), startedAt: Date.now(), responseAt: undefined });
       this.lastActivity = Date.now();
     });
     page.on('response', (r) => {

@@ -1,6 +1,7 @@
 import type { ConsoleMessage, Dialog, Frame, Page, Request, Response } from 'playwright-core';
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { BlockedEntry } from './navigation.js';
+import { capUrl } from './pageGuards.js';
 import { RingBuffer } from './ringBuffer.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -63,9 +64,10 @@ export class SessionSignals {
    * A popup opened. Playwright reports it only once its first document committed, after its
    * listeners could have seen the request: a popup the allow-list refused is recorded from its URL.
    */
-  popup(url: string): void {
+  popup(fullUrl: string): void {
+    const url = capUrl(fullUrl);
     this.note('popup', `popup opened: ${url}`);
-    const verdict = this.policy.checkRequest(url);
+    const verdict = this.policy.checkRequest(fullUrl);
     if (verdict.allowed) return;
     this.network.push({
       url,
@@ -89,7 +91,7 @@ export class SessionSignals {
     this.console.push({
       type: message.type(),
       text: clip(message.text()),
-      location: loc.url ? `${loc.url}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
+      location: loc.url ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
       timestamp: new Date().toISOString(),
     });
   }
@@ -98,7 +100,7 @@ export class SessionSignals {
     const request = response.request();
     const blocked = response.headers()[BLOCKED_HEADER] === '1';
     this.network.push({
-      url: request.url(),
+      url: capUrl(request.url()),
       status: response.status(),
       method: request.method(),
       resourceType: request.resourceType(),
@@ -113,7 +115,7 @@ export class SessionSignals {
     const verdict = this.policy.checkRequest(request.url());
     const blocked = !verdict.allowed;
     this.network.push({
-      url: request.url(),
+      url: capUrl(request.url()),
       status: null,
       method: request.method(),
       resourceType: request.resourceType(),
@@ -134,7 +136,12 @@ export class SessionSignals {
       // A service-worker request has no frame: it is not the main frame.
       mainFrame = false;
     }
-    this.blocked.push({ url: request.url(), reason, resourceType: request.resourceType(), mainFrame });
+    this.blocked.push({
+      url: capUrl(request.url()),
+      reason,
+      resourceType: request.resourceType(),
+      mainFrame,
+    });
   }
 
   /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */

@@ -38,6 +38,8 @@ export interface DispatcherOptions<S> {
    */
   mapError: (error: unknown, call: FailedCall) => ServiceError;
   metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
+  /** Refuses a call before its handler runs (the memory watchdog's high water), or lets it through. */
+  admit?: (def: MethodInfo) => ServiceError | undefined;
 }
 
 /** A signal that never aborts, for callers that cannot go away (tests, internal calls). */
@@ -70,6 +72,8 @@ export class Dispatcher<S> implements RpcDispatcher {
         );
       }
       params = this.validate(def, rawParams);
+      const refusal = this.options.admit?.(def);
+      if (refusal !== undefined) throw refusal;
       const context: MethodContext<S> = {
         services: this.options.services,
         log: ctx.log,
