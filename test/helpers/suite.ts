@@ -1,7 +1,7 @@
 // The set-up most integration suites share: the fixture app and one service, started before the
 // suite's tests and stopped after them.
 import { afterAll, beforeAll } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { startTestService, type TestService } from './testService.js';
 
 export interface ServiceSuite {
@@ -33,6 +33,39 @@ export function useServiceSuite(overrides: Parameters<typeof startTestService>[0
     },
     get fixture() {
       return started(fixture, 'fixture app');
+    },
+  };
+}
+
+export interface FixtureAndDecoy {
+  /** The fixture app. */
+  readonly fixture: FixtureServer;
+  /** A server on 127.0.0.2, outside the allow-list: its hits must stay empty. */
+  readonly decoy: FixtureServer;
+}
+
+/** Registers beforeAll/afterAll for the fixture app and a decoy, for suites that start their own services. */
+export function useFixtureAndDecoy(): FixtureAndDecoy {
+  let fixture: FixtureServer | undefined;
+  let decoy: FixtureServer | undefined;
+  beforeAll(async () => {
+    fixture = await startFixtureServer();
+    decoy = await startDecoyServer();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await decoy?.close();
+  });
+  const started = (value: FixtureServer | undefined, what: string): FixtureServer => {
+    if (value === undefined) throw new Error(`the ${what} is used before beforeAll started it`);
+    return value;
+  };
+  return {
+    get fixture() {
+      return started(fixture, 'fixture app');
+    },
+    get decoy() {
+      return started(decoy, 'decoy');
     },
   };
 }

@@ -1,23 +1,12 @@
 // Nothing secret reaches a log line (issue 12, finding 7): URLs in logs lose their userinfo and
 // query values, and free text from pages reaches the log only at debug, cut. Every line of a run
 // seeded with secrets in each of those places is searched for them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_LOGGED_STRING_CHARS } from '../../src/observability/scrub.js';
-import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { useFixtureAndDecoy } from '../helpers/suite.js';
 import { RpcCallError, startTestService, type TestService } from '../helpers/testService.js';
 
-let fixture: FixtureServer;
-let decoy: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  decoy = await startDecoyServer();
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await decoy?.close();
-});
+const servers = useFixtureAndDecoy();
 
 /** The call's JSON-RPC error (the test fails if it succeeded). */
 async function failure(service: TestService, method: string, params: unknown): Promise<RpcCallError> {
@@ -31,6 +20,7 @@ async function failure(service: TestService, method: string, params: unknown): P
 
 /** Drives a session through every place a secret used to reach the log; returns the secrets. */
 async function seedSecrets(service: TestService): Promise<string[]> {
+  const { fixture, decoy } = servers;
   const secrets = {
     password: 'pw-SECRET-userinfo-1',
     blockedQuery: 'SECRET-blocked-query-2',
@@ -89,7 +79,7 @@ describe('secrets never reach a log line', () => {
       expect(lines).toContain('SECRET-page-exception-4');
       for (const secret of urlSecrets) expect(lines, secret).not.toContain(secret);
       // Userinfo and query values are replaced, the rest of the URL stays readable.
-      expect(lines).toContain(`http://***@127.0.0.2:${decoy.port}/x?token=***`);
+      expect(lines).toContain(`http://***@127.0.0.2:${servers.decoy.port}/x?token=***`);
 
       const { session_id } = await service.call<{ session_id: string }>('session.create', {});
       const long = 'x'.repeat(MAX_LOGGED_STRING_CHARS * 5);

@@ -2,30 +2,20 @@
 // crosses into Node where possible (console text and evaluate results in the page, URLs in every
 // entry), the service's heap stays under a bound while a page floods it, and past the memory high
 // water new work is refused instead of the process dying.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_ENTRY_URL_CHARS } from '../../src/browser/pageGuards.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { RpcCallError, startTestService, type TestService } from '../helpers/testService.js';
+import { useServiceSuite } from '../helpers/suite.js';
+import { RpcCallError, startTestService } from '../helpers/testService.js';
 
 /** A flood string: 48 MiB of one-byte characters, as a page would build it. */
 const FLOOD_CHARS = 48 * 1024 * 1024;
 /** How much the service's heap may grow while a page floods it; the flood is several times this. */
 const HEAP_GROWTH_BOUND = 40 * 1024 * 1024;
 
-let fixture: FixtureServer;
-let service: TestService;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  service = await startTestService();
-});
-
-afterAll(async () => {
-  await service?.close();
-  await fixture?.close();
-});
+const suite = useServiceSuite();
 
 async function openOn(path: string): Promise<string> {
+  const { service, fixture } = suite;
   const { session_id } = await service.call<{ session_id: string }>('session.create', {});
   await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
   return session_id;
@@ -51,27 +41,27 @@ describe('what a page produces is capped before it grows the service', () => {
   it('a huge console.log is cut in the page: the heap barely moves', async () => {
     const s = await openOn('/static');
     const growth = await peakHeapGrowth(() =>
-      service.call('page.evaluate', {
+      suite.service.call('page.evaluate', {
         session_id: s,
         expression: `(() => { console.log('x'.repeat(${FLOOD_CHARS})); return 1; })()`,
         timeout: 60_000,
       }),
     );
-    const logs = await service.call<{ console: { type: string; text: string }[] }>('logs.pull', {
+    const logs = await suite.service.call<{ console: { type: string; text: string }[] }>('logs.pull', {
       session_id: s,
     });
     const flood = logs.console.find((c) => c.type === 'log');
     expect(flood?.text).toContain('cut in the page');
     expect(flood?.text.length ?? Infinity).toBeLessThan(5000);
     expect(growth).toBeLessThan(HEAP_GROWTH_BOUND);
-    await service.call('session.close', { session_id: s });
+    await suite.service.call('session.close', { session_id: s });
   });
 
   it('a huge evaluate result is measured in the page and never crosses', async () => {
     const s = await openOn('/static');
     let error: unknown;
     const growth = await peakHeapGrowth(() =>
-      service
+      suite.service
         .call('page.evaluate', { session_id: s, expression: `'y'.repeat(${FLOOD_CHARS})`, timeout: 60_000 })
         .catch((e: unknown) => (error = e)),
     );
@@ -80,17 +70,17 @@ describe('what a page produces is capped before it grows the service', () => {
     expect((error as RpcCallError).data).toMatchObject({ size: FLOOD_CHARS + 2 });
     expect(growth).toBeLessThan(HEAP_GROWTH_BOUND);
     // An ordinary result still comes back whole.
-    const small = await service.call<{ result: unknown }>('page.evaluate', {
+    const small = await suite.service.call<{ result: unknown }>('page.evaluate', {
       session_id: s,
       expression: '({ a: [1, "two", null], when: new Date(0) })',
     });
     expect(small.result).toEqual({ a: [1, 'two', null], when: '1970-01-01T00:00:00.000Z' });
-    await service.call('session.close', { session_id: s });
+    await suite.service.call('session.close', { session_id: s });
   });
 
   it('requests with huge URLs are kept with their URL cut', async () => {
     const s = await openOn('/static');
-    await service.call('page.evaluate', {
+    await suite.service.call('page.evaluate', {
       session_id: s,
       expression: `(async () => {
         const u = '/static?q=' + 'a'.repeat(256 * 1024);
@@ -99,14 +89,14 @@ describe('what a page produces is capped before it grows the service', () => {
       })()`,
       timeout: 120_000,
     });
-    const { requests } = await service.call<{ requests: { url: string }[] }>('network.pull', {
+    const { requests } = await suite.service.call<{ requests: { url: string }[] }>('network.pull', {
       session_id: s,
       onlyErrors: false,
     });
     const long = requests.filter((r) => r.url.includes('/static?q=aaaa'));
     expect(long.length).toBeGreaterThan(0);
     for (const r of long) expect(r.url.length).toBeLessThanOrEqual(MAX_ENTRY_URL_CHARS + 40);
-    await service.call('session.close', { session_id: s });
+    await suite.service.call('session.close', { session_id: s });
   });
 });
 
