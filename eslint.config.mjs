@@ -300,10 +300,10 @@ export default tseslint.config(
       dir('errors'),
       dir('observability'),
       dir('ws'),
-      ...files('http', 'bodyErrors.js'),
+      ...files('http', 'bodyErrors.js', 'auth.js'),
       ...files('browser', 'browserHost.js'),
     ],
-    'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, errors/, observability/, ws/, http/bodyErrors and browserHost types',
+    'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, errors/, observability/, ws/, http/bodyErrors, http/auth and browserHost types',
   ),
   {
     files: ['src/http/**/*.ts', 'src/mcp/**/*.ts'],

@@ -33,7 +33,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(healthRouter(deps.browser));
   app.use(perIpLimit(config.rateLimitMax, config.rateLimitWindowMs));
-  app.use(requireApiKey(config.apiKeys));
+  app.use(requireApiKey(config.apiKeys, config.adminApiKey));
   app.use(perKeyLimit(config.rateLimitMax, config.rateLimitWindowMs));
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

@@ -6,12 +6,19 @@ import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 export interface Config {
   port: number;
   host: string;
-  /** Accepted API keys. Empty only until main.ts generates one: the service never runs open. */
+  /**
+   * Accepted API keys: API_KEY's, then ADMIN_API_KEY when set. Empty only until main.ts generates
+   * one: the service never runs open.
+   */
   apiKeys: string[];
+  /** ADMIN_API_KEY: accepted too (it is in apiKeys), and reaches every key's sessions. */
+  adminApiKey: string | undefined;
   allowHostRegex: RegExp;
   sessionTtlMs: number;
   janitorIntervalMs: number;
   maxSessions: number;
+  /** MAX_SESSIONS_PER_KEY, resolved: the configured value, or MAX_SESSIONS shared among API_KEY's keys. */
+  maxSessionsPerKey: number;
   poolSize: number;
   poolRefillIdleMs: number;
   rateLimitMax: number;
@@ -177,17 +184,35 @@ export function loadConfig(env: Source = process.env): Config {
     );
   }
 
+  const apiKeys = get('API_KEY')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0);
+  const adminApiKey = get('ADMIN_API_KEY').trim() || undefined;
+  if (adminApiKey !== undefined && (apiKeys.includes(adminApiKey) || adminApiKey.includes(','))) {
+    // A key is a tenant or the operator, never both; a comma would read as two keys elsewhere.
+    throw new ConfigError(
+      'ADMIN_API_KEY',
+      'must be a single key that differs from every API_KEY key (the value is not shown)',
+    );
+  }
+  const maxSessions = int('MAX_SESSIONS', get('MAX_SESSIONS'), 1, 1000);
+  const perKey = get('MAX_SESSIONS_PER_KEY');
+  const maxSessionsPerKey =
+    perKey.trim() === ''
+      ? Math.ceil(maxSessions / Math.max(1, new Set(apiKeys).size))
+      : int('MAX_SESSIONS_PER_KEY', perKey, 1, 1000);
+
   return {
     port: int('PORT', get('PORT'), 0, 65535),
     host: get('HOST'),
-    apiKeys: get('API_KEY')
-      .split(',')
-      .map((k) => k.trim())
-      .filter((k) => k.length > 0),
+    apiKeys: adminApiKey === undefined ? apiKeys : [...apiKeys, adminApiKey],
+    adminApiKey,
     allowHostRegex,
     sessionTtlMs: int('SESSION_TTL_MS', get('SESSION_TTL_MS'), 100),
     janitorIntervalMs: int('JANITOR_INTERVAL_MS', get('JANITOR_INTERVAL_MS'), 10),
-    maxSessions: int('MAX_SESSIONS', get('MAX_SESSIONS'), 1, 1000),
+    maxSessions,
+    maxSessionsPerKey,
     poolSize: int('POOL_SIZE', get('POOL_SIZE'), 0, 100),
     poolRefillIdleMs: int('POOL_REFILL_IDLE_MS', get('POOL_REFILL_IDLE_MS'), 0, 600_000),
     rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),

@@ -32,6 +32,12 @@ export const CONFIG_KEYS = {
     description:
       'Accepted API keys, comma-separated; when unset one is generated and printed once on stderr (the service never runs open).',
   },
+  ADMIN_API_KEY: {
+    default: '',
+    group: 'http',
+    description:
+      "An operator key, accepted like API_KEY's, that sees and acts on every key's sessions; never generated; must differ from every API_KEY key.",
+  },
   ALLOW_HOST_REGEX: {
     default: DEFAULT_ALLOW_HOST_REGEX,
     group: 'browser',
@@ -52,6 +58,12 @@ export const CONFIG_KEYS = {
     default: '8',
     group: 'sessions',
     description: 'Open sessions at most (pooled contexts and attached tabs count too).',
+  },
+  MAX_SESSIONS_PER_KEY: {
+    default: '',
+    group: 'sessions',
+    description:
+      'Open sessions one API key may hold (attached tabs count; ADMIN_API_KEY has the same share); when unset, MAX_SESSIONS divided by the number of API_KEY keys, rounded up, so a single key may still hold all MAX_SESSIONS.',
   },
   POOL_SIZE: {
     default: '2',

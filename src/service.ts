@@ -119,6 +119,7 @@ export async function startService(
     policy,
     {
       maxSessions: config.maxSessions,
+      maxSessionsPerOwner: config.maxSessionsPerKey,
       ttlMs: config.sessionTtlMs,
       janitorIntervalMs: config.janitorIntervalMs,
       closeTimeoutMs: config.sessionCloseTimeoutMs,
@@ -215,6 +216,7 @@ export async function startService(
   // JSON-RPC over WebSocket on /rpc: the same dispatcher, envelope, key and limits as POST /rpc.
   const rpcSocket = new RpcSocketEndpoint(dispatcher, {
     apiKeys: config.apiKeys,
+    adminApiKey: config.adminApiKey,
     maxPayloadBytes: config.bodyLimitBytes,
     batchMax: config.batchMax,
     rateLimitMax: config.rateLimitMax,

@@ -66,11 +66,11 @@ export interface SessionCloseParams {
 export interface SessionCloseResult {
   /** Always true: the session is closed after this call. */
   ok: boolean;
-  /** True when this call closed it; false when it was already closed or unknown. */
+  /** True when this call closed it; false when it had already ended (closed or expired). */
   closed: boolean;
 }
 
-/** Params of session.list: List every live session with its current URL and title. */
+/** Params of session.list: List the live sessions of this API key with their current URL and title. */
 export type SessionListParams = Record<string, never>;
 
 /** Result of session.list. */
@@ -709,7 +709,7 @@ export type RpcErrorName = keyof typeof RPC_ERROR_CODES;
 /** The errors each method declares (besides the JSON-RPC standard ones). */
 export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[] } = {
   'session.create': ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
-  'session.close': [],
+  'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.waitFor': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
@@ -748,6 +748,8 @@ export interface RpcApi {
     /**
      * Open an isolated browser session (its own cookies, storage and cache) with one page.
      *
+     * The session belongs to the API key that created it: every other key gets SESSION_NOT_FOUND for it (ADMIN_API_KEY excepted). One key holds at most MAX_SESSIONS_PER_KEY sessions, all keys together MAX_SESSIONS.
+     *
      * Not read-only: never retried by the client.
      * Errors: LIMIT_REACHED, RESOURCE_UNAVAILABLE, INVALID_PARAMS.
      */
@@ -755,11 +757,16 @@ export interface RpcApi {
     /**
      * Close a session and its browser context; idempotent and bounded in time even on a frozen page.
      *
+     * Closing a session of this key that already ended answers closed: false; an id this key never held (another key's session included) is SESSION_NOT_FOUND and closes nothing.
+     *
      * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND.
      */
     close: (params: SessionCloseParams, options?: CallOptions) => Promise<SessionCloseResult>;
     /**
-     * List every live session with its current URL and title.
+     * List the live sessions of this API key with their current URL and title.
+     *
+     * Only the sessions the calling key created; ADMIN_API_KEY lists every key's.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      */

@@ -14,6 +14,20 @@ export class SessionLimitError extends ServiceError {
   }
 }
 
+/** One owner (API key) holds its whole share of the sessions. */
+export class SessionQuotaError extends ServiceError {
+  constructor(
+    readonly maxSessionsPerKey: number,
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      'LIMIT_REACHED',
+      `This API key holds all ${maxSessionsPerKey} of its sessions (MAX_SESSIONS_PER_KEY); close one with session.close or wait for an idle one to expire.`,
+      { limit: 'MAX_SESSIONS_PER_KEY', maxSessionsPerKey, retryAfterMs },
+    );
+  }
+}
+
 export type MissingReason = 'unknown' | 'closed' | 'expired' | 'browser-restarted';
 
 export class SessionNotFoundError extends ServiceError {

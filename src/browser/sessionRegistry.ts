@@ -3,7 +3,12 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import { withDeadline } from '../errors/deadline.js';
-import { SessionLimitError, SessionNotFoundError, type MissingReason } from './browserErrors.js';
+import {
+  SessionLimitError,
+  SessionNotFoundError,
+  SessionQuotaError,
+  type MissingReason,
+} from './browserErrors.js';
 import {
   ContextPool,
   OPEN_CONTEXT_TIMEOUT_MS,
@@ -13,6 +18,7 @@ import {
   type OpenedContext,
 } from './contextPool.js';
 import { Session, type SessionOptions } from './session.js';
+import { SessionOwners, reaches, type SessionCaller } from './sessionOwners.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 /** How many ids of ended sessions are remembered, so SESSION_NOT_FOUND can say why. */
@@ -20,6 +26,8 @@ const ENDED_MEMORY = 10_000;
 
 export interface SessionRegistryOptions {
   maxSessions: number;
+  /** Open sessions one owner may hold (MAX_SESSIONS_PER_KEY), so one key cannot take every slot. */
+  maxSessionsPerOwner: number;
   ttlMs: number;
   janitorIntervalMs: number;
   closeTimeoutMs: number;
@@ -38,14 +46,20 @@ export interface SessionHooks {
 
 export type NewSessionOptions = ContextOverrides;
 
+interface EndedSession {
+  reason: MissingReason;
+  owner: string | undefined;
+}
+
 /**
- * Every live session: creation under MAX_SESSIONS (slots are reserved before the slow context
- * creation, so a race of parallel creates cannot exceed it), lookup, the idle janitor, and the
- * loss of every session when the browser dies.
+ * Every live session: creation under MAX_SESSIONS and the owner's share of it (slots are reserved
+ * before the slow context creation, so a race of parallel creates cannot exceed either), lookup
+ * scoped to the owner, the idle janitor, and the loss of every session when the browser dies.
  */
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
-  private readonly ended = new Map<string, MissingReason>();
+  private readonly owners = new SessionOwners();
+  private readonly ended = new Map<string, EndedSession>();
   private reserved = 0;
   /** When a session was last created or closed: part of what idleFor() measures. */
   private lastChangeAt = 0;
@@ -70,17 +84,29 @@ export class SessionRegistry {
     this.pool.fill();
   }
 
-  async create(options: NewSessionOptions): Promise<Session> {
-    if (this.sessions.size + this.reserved >= this.options.maxSessions) {
-      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
-    }
+  /** A new session owned by `owner`. */
+  async create(options: NewSessionOptions, owner: SessionCaller): Promise<Session> {
+    this.checkRoom(owner.id);
     this.reserved++;
+    this.owners.creatingChanged(owner.id, 1);
     try {
       const { context, page } = await this.openFor(options);
-      return this.register((id) => new Session(id, context, page, this.policy, this.options.session));
+      return this.register(
+        (id) => new Session(id, context, page, this.policy, this.options.session),
+        owner.id,
+      );
     } finally {
       this.reserved--;
+      this.owners.creatingChanged(owner.id, -1);
     }
+  }
+
+  /** Refuses a new session past the owner's share (first: it is what the caller can act on) or MAX_SESSIONS. */
+  private checkRoom(owner: string): void {
+    if (this.owners.held(owner) >= this.options.maxSessionsPerOwner)
+      throw new SessionQuotaError(this.options.maxSessionsPerOwner, this.nextExpiryMs(owner));
+    if (this.sessions.size + this.reserved >= this.options.maxSessions)
+      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
   }
 
   /**
@@ -116,21 +142,21 @@ export class SessionRegistry {
    * session under MAX_SESSIONS. Closing it calls `release` and leaves the tab open; the tab closing
    * ends the session.
    */
-  adopt(context: BrowserContext, page: Page, release: () => Promise<void>): Session {
-    if (this.sessions.size + this.reserved >= this.options.maxSessions) {
-      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
-    }
+  adopt(context: BrowserContext, page: Page, release: () => Promise<void>, owner: SessionCaller): Session {
+    this.checkRoom(owner.id);
     const session = this.register(
       (id) => new Session(id, context, page, this.policy, this.options.session, release),
+      owner.id,
     );
     page.once('close', () => void this.close(session.id));
     return session;
   }
 
   /** Gives a new session its unguessable id and makes it live. */
-  private register(make: (id: string) => Session): Session {
+  private register(make: (id: string) => Session, owner: string): Session {
     const session = make(`s_${randomUUID()}`);
     this.sessions.set(session.id, session);
+    this.owners.add(session.id, owner);
     this.hooks.created?.();
     this.lastChangeAt = Date.now();
     this.hooks.countChanged?.(this.sessions.size);
@@ -148,24 +174,58 @@ export class SessionRegistry {
     return now - last;
   }
 
+  /** Any live session, whoever owns it: for the service itself, never for a caller's lookup. */
   get(id: string): Session | undefined {
     return this.sessions.get(id);
   }
 
-  /** The live session with that id, or a SessionNotFoundError that says why there is none. */
-  resolve(id: string): Session {
-    const session = this.sessions.get(id);
+  /** The live session with that id when `caller` may reach it (its owner, or an admin). */
+  lookup(id: string, caller: SessionCaller): Session | undefined {
+    const owner = this.owners.ownerOf(id);
+    return owner !== undefined && reaches(caller, owner) ? this.sessions.get(id) : undefined;
+  }
+
+  /**
+   * The live session with that id when `caller` may reach it, or a SessionNotFoundError that says
+   * why there is none. Another owner's session, live or ended, is answered exactly as an id that
+   * never existed: the error tells nothing about other tenants.
+   */
+  resolve(id: string, caller: SessionCaller): Session {
+    const session = this.lookup(id, caller);
     if (session !== undefined) return session;
-    const reason = this.ended.get(id) ?? 'unknown';
-    throw new SessionNotFoundError(
+    throw this.notFound(id, caller);
+  }
+
+  private notFound(id: string, caller: SessionCaller): SessionNotFoundError {
+    const ended = this.ended.get(id);
+    const reason = ended !== undefined && reaches(caller, ended.owner) ? ended.reason : 'unknown';
+    return new SessionNotFoundError(
       id,
       reason,
       reason === 'expired' ? ` for ${Math.round(this.options.ttlMs / 1000)} s (SESSION_TTL_MS)` : '',
     );
   }
 
+  /** Every live session, whoever owns it: for the service itself (janitor, shutdown). */
   list(): Session[] {
     return [...this.sessions.values()];
+  }
+
+  /** The live sessions `caller` may reach: its own, or every one for an admin. */
+  visibleTo(caller: SessionCaller): Session[] {
+    return this.list().filter((s) => reaches(caller, this.owners.ownerOf(s.id)));
+  }
+
+  /**
+   * Closes a session for a caller: true when this call closed it; false when it is the caller's
+   * (or, for an admin, anyone's) and already ended, so a retried close still succeeds; otherwise
+   * SESSION_NOT_FOUND, as for an id that never existed, and nothing is closed.
+   */
+  async closeFor(id: string, caller: SessionCaller): Promise<boolean> {
+    if (this.lookup(id, caller) !== undefined) return this.close(id);
+    const ended = this.ended.get(id);
+    if (ended !== undefined && reaches(caller, ended.owner)) return false;
+    throw this.notFound(id, caller);
   }
 
   /** Closes a session; bounded in time even when its page is frozen. False when it was not open. */
@@ -191,7 +251,7 @@ export class SessionRegistry {
 
   private forget(id: string, reason: MissingReason): void {
     this.sessions.delete(id);
-    this.ended.set(id, reason);
+    this.ended.set(id, { reason, owner: this.owners.remove(id) });
     if (this.ended.size > ENDED_MEMORY) {
       const oldest = this.ended.keys().next();
       if (!oldest.done) this.ended.delete(oldest.value);
@@ -224,11 +284,14 @@ export class SessionRegistry {
     return idle.length;
   }
 
-  private nextExpiryMs(): number {
+  /** When the next slot frees at the latest: of any owner, or of `owner` only when given. */
+  private nextExpiryMs(owner?: string): number {
     const now = Date.now();
     let soonest = this.options.ttlMs;
-    for (const s of this.sessions.values())
+    for (const s of this.sessions.values()) {
+      if (owner !== undefined && this.owners.ownerOf(s.id) !== owner) continue;
       soonest = Math.min(soonest, Math.max(0, s.lastUsedAt + this.options.ttlMs - now));
+    }
     return soonest + this.options.janitorIntervalMs;
   }
 

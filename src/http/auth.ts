@@ -1,7 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import type { Principal } from '../rpc/defineMethod.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
+
+/** Hex digits of the key's SHA-256 that name its principal: 64 bits, unique among configured keys. */
+const PRINCIPAL_DIGEST_CHARS = 16;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -46,10 +50,38 @@ export function keyMatches(presented: string, keys: readonly string[]): boolean 
   return match;
 }
 
-export function requireApiKey(keys: readonly string[]) {
+/**
+ * The principal of a key that was accepted: `key:` and a short digest of it (never the key, so it
+ * may be logged), and admin when it is ADMIN_API_KEY (compared in constant time, as every key is).
+ */
+export function principalFor(acceptedKey: string, adminKey: string | undefined): Principal {
+  return {
+    id: `key:${digest(acceptedKey).toString('hex').slice(0, PRINCIPAL_DIGEST_CHARS)}`,
+    admin: adminKey !== undefined && keyMatches(acceptedKey, [adminKey]),
+  };
+}
+
+/** The principal requireApiKey put on the response; a route mounted without it fails closed. */
+export function principalOf(res: Response): Principal {
+  const principal: unknown = res.locals.principal;
+  if (
+    typeof principal !== 'object' ||
+    principal === null ||
+    !('id' in principal) ||
+    typeof principal.id !== 'string' ||
+    !('admin' in principal) ||
+    typeof principal.admin !== 'boolean'
+  )
+    throw new Error('no principal on the request: the route is mounted without requireApiKey');
+  return { id: principal.id, admin: principal.admin };
+}
+
+/** Refuses a request without an accepted key; an accepted one leaves its principal in res.locals. */
+export function requireApiKey(keys: readonly string[], adminKey?: string) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const key = presentedKey(req);
     if (key !== undefined && keyMatches(key, keys)) {
+      res.locals.principal = principalFor(key, adminKey);
       next();
       return;
     }

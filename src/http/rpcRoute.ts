@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
+import { principalOf } from './auth.js';
 import { jsonBodyErrors } from './bodyErrors.js';
 
 /**
@@ -41,7 +42,8 @@ export function rpcRouter(
     }),
     async (req: Request, res: Response) => {
       const requestId = String(res.locals.requestId);
-      const log = options.logger.child({ requestId });
+      const principal = principalOf(res);
+      const log = options.logger.child({ requestId, principal: principal.id });
       // The client closing its connection before the answer is out means it has gone.
       const gone = new AbortController();
       // All members of a batch share it, each running idleFor adding a listener.
@@ -52,7 +54,7 @@ export function rpcRouter(
       const response = await handleJsonRpcBody(
         req.body,
         dispatcher,
-        { requestId, origin: req.ip ?? 'http', log, signal: gone.signal },
+        { requestId, origin: req.ip ?? 'http', log, principal, signal: gone.signal },
         options.batchMax,
       );
       if (response === undefined) res.status(204).end();

@@ -8,7 +8,8 @@ import { refuseUpgrade } from '../ws/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
-import { headerReader, keyMatches, presentedKeyIn } from './auth.js';
+import type { Principal } from '../rpc/defineMethod.js';
+import { headerReader, keyMatches, presentedKeyIn, principalFor } from './auth.js';
 import { WindowCounter, keyDigest } from './rateLimits.js';
 
 /** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
@@ -28,6 +29,8 @@ const CLOSE_WAIT_MS = 1000;
 
 export interface RpcSocketOptions {
   apiKeys: readonly string[];
+  /** ADMIN_API_KEY (also in apiKeys): its socket's calls reach every key's sessions. */
+  adminApiKey?: string | undefined;
   /** BODY_LIMIT: the largest message; a larger one closes the socket with 1009. */
   maxPayloadBytes: number;
   batchMax: number;
@@ -121,7 +124,10 @@ export class RpcSocketEndpoint {
       return;
     }
     const digest = keyDigest(key);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, addressId, digest));
+    const principal = principalFor(key, this.options.adminApiKey);
+    this.wss.handleUpgrade(req, socket, head, (ws) =>
+      this.serve(ws, remoteAddress, addressId, digest, principal),
+    );
   };
 
   /** Counts `calls` uses against the address and the key; false when either is past its budget. */
@@ -134,7 +140,13 @@ export class RpcSocketEndpoint {
     return allowed;
   }
 
-  private serve(ws: WebSocket, remoteAddress: string, addressId: string, keyId: string): void {
+  private serve(
+    ws: WebSocket,
+    remoteAddress: string,
+    addressId: string,
+    keyId: string,
+    principal: Principal,
+  ): void {
     const open: OpenSocket = {
       ws,
       remoteAddress,
@@ -148,7 +160,7 @@ export class RpcSocketEndpoint {
     setMaxListeners(0, gone.signal);
     ws.once('close', () => gone.abort());
     let inflight = 0;
-    const log = this.options.logger.child({ transport: 'ws', remoteAddress });
+    const log = this.options.logger.child({ transport: 'ws', remoteAddress, principal: principal.id });
     /** Sends an answer; `done` runs once it has left the process (or could not be sent). */
     const send = (
       response: JsonRpcResponse | JsonRpcResponse[],
@@ -228,7 +240,13 @@ export class RpcSocketEndpoint {
       void handleJsonRpcBody(
         message,
         this.dispatcher,
-        { requestId, origin: `ws:${remoteAddress}`, log: log.child({ requestId }), signal: gone.signal },
+        {
+          requestId,
+          origin: `ws:${remoteAddress}`,
+          log: log.child({ requestId }),
+          principal,
+          signal: gone.signal,
+        },
         this.options.batchMax,
       )
         .catch((error: unknown): JsonRpcResponse => {

@@ -9,9 +9,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response, type Router } from 'express';
+import { principalOf } from '../http/auth.js';
 import { jsonBodyErrors } from '../http/bodyErrors.js';
 import type { Logger } from '../observability/logger.js';
-import type { MethodInfo } from '../rpc/defineMethod.js';
+import type { MethodInfo, Principal } from '../rpc/defineMethod.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
@@ -75,7 +76,7 @@ export function mcpRouter(
   const methodOf = new Map(dispatcher.methods().map((def) => [toolName(def.name), def.name]));
   const router = express.Router();
 
-  const serverFor = (requestId: string, origin: string): Server => {
+  const serverFor = (requestId: string, origin: string, principal: Principal): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
       instructions:
@@ -91,12 +92,13 @@ export function mcpRouter(
           `Unknown tool: ${request.params.name.slice(0, 100)}. tools/list names every tool.`,
         );
       }
-      const log = options.logger.child({ requestId, transport: 'mcp' });
+      const log = options.logger.child({ requestId, transport: 'mcp', principal: principal.id });
       try {
         const result = await dispatcher.call(method, request.params.arguments ?? {}, {
           requestId,
           origin,
           log,
+          principal,
           // Aborted when this request's connection closes (the transport closes with it). Stateless,
           // so a notifications/cancelled arrives on another POST and does not reach this call.
           signal: extra.signal,
@@ -132,7 +134,7 @@ export function mcpRouter(
         );
       return;
     }
-    const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`);
+    const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`, principalOf(res));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -26,8 +26,8 @@ export const SessionIdSchema = Type.String({
 });
 
 /**
- * A method on one session: `session_id` is added to its params, and the session is resolved
- * (unknown → SESSION_NOT_FOUND) and locked around the handler, so calls on one session run one at a
+ * A method on one session: `session_id` is added to its params, and the session is resolved for
+ * the caller (unknown, or another key's → SESSION_NOT_FOUND) and locked around the handler, so calls on one session run one at a
  * time while different sessions run in parallel.
  */
 export function defineSessionMethod<P extends TProperties, R extends TSchema>(
@@ -41,7 +41,7 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
     handler: (params, ctx) => {
       // Validated by dispatch against the params above, session_id included.
       const validated = params as unknown as Static<TObject<P>> & { session_id: string };
-      const session = ctx.services.sessions.resolve(validated.session_id);
+      const session = ctx.services.sessions.resolve(validated.session_id, ctx.principal);
       return session.run(() => {
         // Queued behind another call and the caller has gone meanwhile (a client that timed out and
         // retries): running it now would act twice, so it does not run.

@@ -57,6 +57,8 @@ const StorageState = Type.Object(
 export const sessionCreate = defineMethod({
   name: 'session.create',
   summary: 'Open an isolated browser session (its own cookies, storage and cache) with one page',
+  description:
+    'The session belongs to the API key that created it: every other key gets SESSION_NOT_FOUND for it (ADMIN_API_KEY excepted). One key holds at most MAX_SESSIONS_PER_KEY sessions, all keys together MAX_SESSIONS.',
   params: {
     headless: Type.Optional(
       Type.Boolean({
@@ -85,7 +87,7 @@ export const sessionCreate = defineMethod({
   }),
   errors: ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
   readOnly: false,
-  async handler(params, { services }) {
+  async handler(params, { services, principal }) {
     if (params.proxy !== undefined) {
       throw new ServiceError(
         'INVALID_PARAMS',
@@ -113,11 +115,14 @@ export const sessionCreate = defineMethod({
         },
       );
     }
-    const session = await services.sessions.create({
-      viewport: params.viewport,
-      userAgent: params.userAgent,
-      storageState: params.storageState,
-    });
+    const session = await services.sessions.create(
+      {
+        viewport: params.viewport,
+        userAgent: params.userAgent,
+        storageState: params.storageState,
+      },
+      principal,
+    );
     return { session_id: session.id };
   },
 });
@@ -125,24 +130,28 @@ export const sessionCreate = defineMethod({
 export const sessionClose = defineMethod({
   name: 'session.close',
   summary: 'Close a session and its browser context; idempotent and bounded in time even on a frozen page',
+  description:
+    "Closing a session of this key that already ended answers closed: false; an id this key never held (another key's session included) is SESSION_NOT_FOUND and closes nothing.",
   params: { session_id: SessionIdSchema },
   result: Type.Object({
     ok: Type.Boolean({ description: 'Always true: the session is closed after this call.' }),
     closed: Type.Boolean({
-      description: 'True when this call closed it; false when it was already closed or unknown.',
+      description: 'True when this call closed it; false when it had already ended (closed or expired).',
     }),
   }),
-  errors: [],
+  errors: ['SESSION_NOT_FOUND'],
   readOnly: false,
-  async handler(params, { services }) {
-    const closed = await services.sessions.close(params.session_id);
+  logFields: (params) => ({ sessionId: params.session_id }),
+  async handler(params, { services, principal }) {
+    const closed = await services.sessions.closeFor(params.session_id, principal);
     return { ok: true, closed };
   },
 });
 
 export const sessionList = defineMethod({
   name: 'session.list',
-  summary: 'List every live session with its current URL and title',
+  summary: 'List the live sessions of this API key with their current URL and title',
+  description: "Only the sessions the calling key created; ADMIN_API_KEY lists every key's.",
   params: {},
   result: Type.Object({
     sessions: Type.Array(
@@ -157,9 +166,9 @@ export const sessionList = defineMethod({
   }),
   errors: [],
   readOnly: true,
-  async handler(_params, { services }) {
+  async handler(_params, { services, principal }) {
     const sessions = await Promise.all(
-      services.sessions.list().map(async (s) => ({
+      services.sessions.visibleTo(principal).map(async (s) => ({
         session_id: s.id,
         url: s.page.url(),
         title: await s.title(),

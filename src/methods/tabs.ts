@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Route } from 'playwright-core';
+import type { SessionCaller } from '../browser/sessionOwners.js';
 import type { TabPage } from '../cdp/cdpTabs.js';
 import { defineMethod } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
@@ -97,7 +98,7 @@ export const tabsClose = defineMethod({
  * is held to the allow-list by a page route (the CDP browser does not go through the egress proxy).
  * session.close, the idle janitor or the tab closing detach it; the tab itself stays the user's.
  */
-async function adoptTab(services: Services, tab: TabPage): Promise<string> {
+async function adoptTab(services: Services, tab: TabPage, owner: SessionCaller): Promise<string> {
   const { page, context, tabId } = tab;
   const guard = (route: Route) => {
     const verdict = services.policy.checkRequest(route.request().url());
@@ -111,7 +112,7 @@ async function adoptTab(services: Services, tab: TabPage): Promise<string> {
     await page.unroute('**/*', guard).catch(() => undefined);
   };
   try {
-    sessionId = services.sessions.adopt(context, page, release).id;
+    sessionId = services.sessions.adopt(context, page, release, owner).id;
   } catch (error) {
     await page.unroute('**/*', guard).catch(() => undefined);
     throw error;
@@ -132,16 +133,26 @@ export const tabsAttach = defineMethod({
   }),
   errors: ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT', 'LIMIT_REACHED'],
   readOnly: false,
-  async handler(params, { services }) {
+  async handler(params, { services, principal }) {
     const sessionId = await services.tabs.attach(
       params.tabId,
-      (tab) => adoptTab(services, tab),
+      (tab) => adoptTab(services, tab, principal),
       (id) => services.sessions.get(id) !== undefined,
       async (id) => {
         await services.sessions.close(id);
       },
     );
-    const session = services.sessions.resolve(sessionId);
+    // The tab's live session is another key's: sharing it would hand that key's session over.
+    if (
+      services.sessions.get(sessionId) !== undefined &&
+      services.sessions.lookup(sessionId, principal) === undefined
+    )
+      throw new ServiceError(
+        'ACTION_FAILED',
+        `Tab ${params.tabId} is attached by another API key; it can be attached once that session ends.`,
+        { tabId: params.tabId },
+      );
+    const session = services.sessions.resolve(sessionId, principal);
     return { session_id: sessionId, tabId: params.tabId, url: session.page.url() };
   },
 });

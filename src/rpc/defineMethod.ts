@@ -2,9 +2,20 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import type { ErrorName } from '../errors/catalogue.js';
 import type { Logger } from '../observability/logger.js';
 
+/**
+ * Who is calling: an opaque id the transport derived from the credential it checked (never the
+ * credential itself), and whether that credential may act on what every other caller owns.
+ */
+export interface Principal {
+  readonly id: string;
+  readonly admin: boolean;
+}
+
 /** What every call carries besides its params, whatever the transport. */
 export interface CallInfo {
   log: Logger;
+  /** The caller, as its transport authenticated it; what a call may reach is scoped to it. */
+  principal: Principal;
   requestId: string;
   /** Where the call came from: the HTTP client address, 'ws', 'mcp'. */
   origin: string;

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { MethodContext, MethodDefinition, MethodInfo } from './defineMethod.js';
+import type { MethodContext, MethodDefinition, MethodInfo, Principal } from './defineMethod.js';
 import type { MethodTable } from './methodTable.js';
 import type { ParamsValidator } from './validate.js';
 
@@ -10,6 +10,8 @@ export interface CallContext {
   requestId: string;
   origin: string;
   log: Logger;
+  /** Who is calling; a call without one runs as INTERNAL_PRINCIPAL. */
+  principal?: Principal | undefined;
   /** Aborted when the caller has gone; a call still queued then never runs. */
   signal?: AbortSignal | undefined;
 }
@@ -48,6 +50,12 @@ const NEVER = new AbortController().signal;
 setMaxListeners(0, NEVER);
 
 /**
+ * The caller of a call no transport authenticated (tests, benches, internal calls): a tenant of its
+ * own, never an admin, so such a call sees only what it created itself.
+ */
+export const INTERNAL_PRINCIPAL: Principal = Object.freeze({ id: 'internal', admin: false });
+
+/**
  * The one call path for every transport: lookup → validate → handler (a session method's wrapper
  * resolves and locks its session) → metrics and log → error mapping. HTTP, WebSocket and MCP
  * adapters only translate envelopes. An engine: it knows no method, browser or transport.
@@ -77,6 +85,7 @@ export class Dispatcher<S> implements RpcDispatcher {
       const context: MethodContext<S> = {
         services: this.options.services,
         log: ctx.log,
+        principal: ctx.principal ?? INTERNAL_PRINCIPAL,
         requestId: ctx.requestId,
         origin: ctx.origin,
         signal: ctx.signal ?? NEVER,
