@@ -101,10 +101,15 @@ export class SessionRegistry {
     }
   }
 
-  /** Refuses a new session past the owner's share (first: it is what the caller can act on) or MAX_SESSIONS. */
+  /**
+   * Refuses a new session past the owner's share, first (only the owner's own sessions free it), or
+   * past MAX_SESSIONS. A share of all MAX_SESSIONS (one key) is never the binding limit: such a key
+   * gets MAX_SESSIONS, as before there were shares.
+   */
   private checkRoom(owner: string): void {
-    if (this.owners.held(owner) >= this.options.maxSessionsPerOwner)
-      throw new SessionQuotaError(this.options.maxSessionsPerOwner, this.nextExpiryMs(owner));
+    const share = this.options.maxSessionsPerOwner;
+    if (share < this.options.maxSessions && this.owners.held(owner) >= share)
+      throw new SessionQuotaError(share, this.nextExpiryMs(owner));
     if (this.sessions.size + this.reserved >= this.options.maxSessions)
       throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
   }
