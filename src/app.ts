@@ -2,9 +2,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import helmet from 'helmet';
 import type { BrowserHost } from './browser/browserHost.js';
 import type { Config } from './config.js';
-import { requireApiKey } from './http/auth.js';
 import { healthRouter } from './http/health.js';
-import { perIpLimit, perKeyLimit } from './http/rateLimits.js';
+import { EdgeLimits, requireKeyWithinLimits } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
 import { mcpRouter } from './mcp/mcpRoute.js';
@@ -32,9 +31,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   app.use(requestId);
   app.use(healthRouter(deps.browser));
-  app.use(perIpLimit(config.rateLimitMax, config.rateLimitWindowMs));
-  app.use(requireApiKey(config.apiKeys, config.adminApiKey));
-  app.use(perKeyLimit(config.rateLimitMax, config.rateLimitWindowMs));
+  const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
+  app.use(requireKeyWithinLimits(limits, config.adminApiKey));
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../rpc/defineMethod.js';
-import { errorResponse } from '../rpc/jsonRpc.js';
 
 /** Hex digits of the key's SHA-256 that name its principal: 64 bits, unique among configured keys. */
 const PRINCIPAL_DIGEST_CHARS = 16;
@@ -61,7 +60,7 @@ export function principalFor(acceptedKey: string, adminKey: string | undefined):
   };
 }
 
-/** The principal requireApiKey put on the response; a route mounted without it fails closed. */
+/** The principal the edge put on the response; a route mounted without the key check fails closed. */
 export function principalOf(res: Response): Principal {
   const principal: unknown = res.locals.principal;
   if (
@@ -72,30 +71,6 @@ export function principalOf(res: Response): Principal {
     !('admin' in principal) ||
     typeof principal.admin !== 'boolean'
   )
-    throw new Error('no principal on the request: the route is mounted without requireApiKey');
+    throw new Error('no principal on the request: the route is mounted without the API key check');
   return { id: principal.id, admin: principal.admin };
-}
-
-/** Refuses a request without an accepted key; an accepted one leaves its principal in res.locals. */
-export function requireApiKey(keys: readonly string[], adminKey?: string) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const key = presentedKey(req);
-    if (key !== undefined && keyMatches(key, keys)) {
-      res.locals.principal = principalFor(key, adminKey);
-      next();
-      return;
-    }
-    res
-      .status(401)
-      .set('www-authenticate', 'Bearer')
-      .json(
-        errorResponse(
-          null,
-          'UNAUTHORIZED',
-          key === undefined
-            ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)'
-            : 'Unauthorized: the API key is not valid',
-        ),
-      );
-  };
 }

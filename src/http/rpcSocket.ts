@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ipKeyGenerator } from 'express-rate-limit';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../ws/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
 import type { Principal } from '../rpc/defineMethod.js';
-import { headerReader, keyMatches, presentedKeyIn, principalFor } from './auth.js';
-import { WindowCounter, keyDigest } from './rateLimits.js';
+import { headerReader, presentedKeyIn, principalFor } from './auth.js';
+import { EdgeLimits } from './rateLimits.js';
 
 /** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
 export const RPC_SOCKET_PATH = '/rpc';
@@ -34,7 +33,10 @@ export interface RpcSocketOptions {
   /** BODY_LIMIT: the largest message; a larger one closes the socket with 1009. */
   maxPayloadBytes: number;
   batchMax: number;
-  /** RATE_LIMIT_MAX calls (a batch counts once per member) per window, per address and per key. */
+  /**
+   * RATE_LIMIT_MAX per window: handshakes without a valid key per address, calls (a batch counts
+   * once per member) per key.
+   */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   logger: Logger;
@@ -71,8 +73,7 @@ export class RpcSocketEndpoint {
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<OpenSocket>();
   private readonly heartbeat: NodeJS.Timeout;
-  private readonly perAddress: WindowCounter;
-  private readonly perKey: WindowCounter;
+  private readonly limits: EdgeLimits;
 
   constructor(
     private readonly dispatcher: RpcDispatcher,
@@ -84,8 +85,7 @@ export class RpcSocketEndpoint {
       clientTracking: false,
       perMessageDeflate: false,
     });
-    this.perAddress = new WindowCounter(options.rateLimitMax, options.rateLimitWindowMs);
-    this.perKey = new WindowCounter(options.rateLimitMax, options.rateLimitWindowMs);
+    this.limits = new EdgeLimits(options.apiKeys, options.rateLimitMax, options.rateLimitWindowMs);
     this.heartbeat = setInterval(() => this.sweep(), RPC_SOCKET_PING_INTERVAL_MS);
     this.heartbeat.unref();
   }
@@ -103,50 +103,24 @@ export class RpcSocketEndpoint {
       refuseUpgrade(socket, 403, 'Browser origins may not open the /rpc WebSocket.');
       return;
     }
-    const addressId = ipKeyGenerator(remoteAddress);
-    if (!this.perAddress.take(addressId)) {
-      refuseUpgrade(socket, 429, 'Rate limit reached (RATE_LIMIT_MAX per IP); retry later.');
-      return;
-    }
+    // A handshake without a valid key spends the address's budget, never a key's (see EdgeLimits).
     const key = presentedKeyIn(headerReader(req.headers));
-    if (key === undefined || !keyMatches(key, this.options.apiKeys)) {
-      refuseUpgrade(
-        socket,
-        401,
-        key === undefined
-          ? 'Unauthorized: send the API key in the x-api-key header (or Authorization: Bearer)'
-          : 'Unauthorized: the API key is not valid',
-      );
+    const admitted = this.limits.admit(EdgeLimits.addressId(remoteAddress), key);
+    if (!('keyId' in admitted)) {
+      refuseUpgrade(socket, admitted.status, admitted.message);
       return;
     }
     if (this.sockets.size >= MAX_RPC_SOCKETS) {
       refuseUpgrade(socket, 503, `Too many /rpc sockets (${MAX_RPC_SOCKETS}); retry later.`);
       return;
     }
-    const digest = keyDigest(key);
-    const principal = principalFor(key, this.options.adminApiKey);
-    this.wss.handleUpgrade(req, socket, head, (ws) =>
-      this.serve(ws, remoteAddress, addressId, digest, principal),
-    );
+    const { keyId } = admitted;
+    // Admitted, so the key is one of the configured ones.
+    const principal = principalFor(key ?? '', this.options.adminApiKey);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, keyId, principal));
   };
 
-  /** Counts `calls` uses against the address and the key; false when either is past its budget. */
-  private take(addressId: string, keyId: string, calls: number): boolean {
-    let allowed = true;
-    for (let i = 0; i < calls; i++) {
-      allowed = this.perAddress.take(addressId) && allowed;
-      allowed = this.perKey.take(keyId) && allowed;
-    }
-    return allowed;
-  }
-
-  private serve(
-    ws: WebSocket,
-    remoteAddress: string,
-    addressId: string,
-    keyId: string,
-    principal: Principal,
-  ): void {
+  private serve(ws: WebSocket, remoteAddress: string, keyId: string, principal: Principal): void {
     const open: OpenSocket = {
       ws,
       remoteAddress,
@@ -189,9 +163,9 @@ export class RpcSocketEndpoint {
       else if (answers.length > 0) send(answers);
     };
     const rateLimited = (message: unknown): void =>
-      refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per IP and per key); retry later.', {
+      refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per key); retry later.', {
         limit: 'RATE_LIMIT_MAX',
-        retryAfterMs: this.options.rateLimitWindowMs,
+        retryAfterMs: this.limits.keyRefusal().retryAfterMs,
       });
 
     ws.on('pong', () => (open.lastSeen = Date.now()));
@@ -199,8 +173,9 @@ export class RpcSocketEndpoint {
     ws.once('close', () => this.sockets.delete(open));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       open.lastSeen = Date.now();
-      // Every message costs one use, junk included; a batch costs one per member (below).
-      let allowed = this.take(addressId, keyId, 1);
+      // Every message costs its key one use, junk included; a batch costs one per member (below).
+      // The socket is authenticated, so the address's budget (traffic without a key) is not spent.
+      let allowed = this.limits.takeForKey(keyId, 1);
       if (isBinary) {
         send(errorResponse(null, 'INVALID_REQUEST', 'Invalid request: send JSON-RPC as text frames'));
         return;
@@ -218,7 +193,7 @@ export class RpcSocketEndpoint {
         return;
       }
       const extra = Array.isArray(message) ? Math.max(0, message.length - 1) : 0;
-      allowed = this.take(addressId, keyId, extra) && allowed;
+      allowed = this.limits.takeForKey(keyId, extra) && allowed;
       if (!allowed) {
         // Refused calls are still answered by id, so no caller waits for an answer that never comes.
         rateLimited(message);

@@ -209,12 +209,12 @@ describe('WebSocket /rpc', () => {
     expect((await other.rpc('session.list')).error).toBeUndefined();
   });
 
-  it('applies RATE_LIMIT_MAX per address to messages (a batch counts each member), answering by id', async () => {
+  it('applies RATE_LIMIT_MAX per key to messages (a batch counts each member), answering by id', async () => {
     const limited = await startTestService({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_MS: '600000' });
     extraServices.push(limited);
-    // The handshake is the address's first use; five calls fit, the sixth does not.
+    // A handshake with a valid key spends no call of the key's budget; six calls fit, the seventh does not.
     const s = await RpcSocket.open(limited.url);
-    for (let i = 0; i < 5; i++) expect((await s.rpc('session.list')).error).toBeUndefined();
+    for (let i = 0; i < 6; i++) expect((await s.rpc('session.list')).error).toBeUndefined();
     const over = await s.rpc('session.list');
     expect(over.error?.code).toBe(-32003);
     expect(over.error?.data).toMatchObject({ limit: 'RATE_LIMIT_MAX' });

@@ -1,0 +1,183 @@
+// Limits at the edge that one caller must not turn against another: traffic without a valid key
+// spends its address's budget, never a key's; a batch counts once per member; one key or one
+// address cannot hold every /rpc socket. Each test speaks from its own loopback address, so their
+// address budgets are apart (the service is shared).
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestService, type TestService } from '../helpers/testService.js';
+
+const KEY_A = 'edge-key-a-0123456789';
+const KEY_B = 'edge-key-b-0123456789';
+const KEY_C = 'edge-key-c-0123456789';
+const KEY_D = 'edge-key-d-0123456789';
+const KEY_E = 'edge-key-e-0123456789';
+const KEY_F = 'edge-key-f-0123456789';
+const LIMIT = 5;
+/** Bound on any single wait for a handshake or a message in these tests. */
+const WAIT_MS = 20_000;
+
+let service: TestService;
+const sockets: WebSocket[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({
+    API_KEY: [KEY_A, KEY_B, KEY_C, KEY_D, KEY_E, KEY_F].join(','),
+    RATE_LIMIT_MAX: String(LIMIT),
+    // Long enough that no window ends during the file.
+    RATE_LIMIT_WINDOW_MS: '600000',
+  });
+});
+
+afterEach(() => {
+  for (const ws of sockets.splice(0)) ws.terminate();
+});
+
+afterAll(async () => service?.close());
+
+interface Reply {
+  status: number;
+  body: unknown;
+}
+
+/** One request from a chosen loopback source address, with exactly the headers given. */
+function request(
+  localAddress: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Reply> {
+  const url = new URL(`${service.url}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: body === undefined ? 'GET' : 'POST',
+        localAddress,
+        agent: false,
+        headers: {
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text === '' ? undefined : (JSON.parse(text) as unknown),
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const call = (id: number | string = 1): Record<string, unknown> => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'session.list',
+});
+
+function postRpc(localAddress: string, key: string | undefined, message: unknown): Promise<Reply> {
+  return request(
+    localAddress,
+    '/rpc',
+    key === undefined ? {} : { 'x-api-key': key },
+    JSON.stringify(message),
+  );
+}
+
+/** Opens a /rpc socket; resolves with the socket, or with the HTTP status of a refused handshake. */
+function openSocket(localAddress: string, key: string | undefined): Promise<WebSocket | number> {
+  const ws = new WebSocket(`${service.url.replace(/^http/, 'ws')}/rpc`, {
+    localAddress,
+    headers: key === undefined ? {} : { 'x-api-key': key },
+  });
+  sockets.push(ws);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no handshake answer in time')), WAIT_MS);
+    ws.once('open', () => {
+      clearTimeout(timer);
+      resolve(ws);
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    ws.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+function opened(result: WebSocket | number): WebSocket {
+  if (typeof result === 'number') throw new Error(`the handshake was refused with ${result}`);
+  return result;
+}
+
+/** Sends one message on a socket and waits for the one answer. */
+function ask(ws: WebSocket, message: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no answer in time')), WAIT_MS);
+    ws.once('message', (data: Buffer) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(data.toString('utf8')) as unknown);
+    });
+    ws.send(JSON.stringify(message));
+  });
+}
+
+describe('traffic without a valid key does not starve a key', () => {
+  it('HTTP: no-key requests spend the address budget; the key still gets through', async () => {
+    // What a web page's no-cors fetches look like: no key, same address as the operator.
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 3; i++)
+      statuses.push((await postRpc('127.0.0.11', undefined, call())).status);
+    expect(statuses.slice(0, LIMIT)).toEqual(Array<number>(LIMIT).fill(401));
+    expect(statuses.slice(LIMIT)).toEqual([429, 429, 429]);
+    const keyed = await postRpc('127.0.0.11', KEY_A, call());
+    expect(keyed.status).toBe(200);
+    expect(keyed.body).toMatchObject({ result: expect.anything() as unknown });
+    // Still refused without the key: the address budget is spent.
+    expect((await postRpc('127.0.0.11', undefined, call())).status).toBe(429);
+  });
+
+  it('HTTP: past the budget of wrong keys, every key from the address gets the same 429 (no oracle)', async () => {
+    for (let i = 0; i < LIMIT; i++)
+      expect((await postRpc('127.0.0.12', 'wrong-key', call())).status).toBe(401);
+    const wrong = await postRpc('127.0.0.12', 'wrong-key', call());
+    const right = await postRpc('127.0.0.12', KEY_B, call());
+    expect(wrong.status).toBe(429);
+    // The same answer but for the time left in the window.
+    const withoutTime = (r: Reply): unknown => JSON.stringify(r).replace(/"retryAfterMs":\d+/, '');
+    expect(withoutTime(right)).toBe(withoutTime(wrong));
+    expect(right.body).toMatchObject({ error: { code: -32003, data: { limit: 'RATE_LIMIT_MAX per IP' } } });
+    // Another address with the same key is not affected.
+    expect((await postRpc('127.0.0.13', KEY_B, call())).status).toBe(200);
+  });
+
+  it('WebSocket: no-key handshakes spend the address budget; a keyed socket still opens and is served', async () => {
+    const refused: (WebSocket | number)[] = [];
+    for (let i = 0; i < LIMIT + 2; i++) refused.push(await openSocket('127.0.0.14', undefined));
+    expect(refused.slice(0, LIMIT)).toEqual(Array<number>(LIMIT).fill(401));
+    expect(refused.slice(LIMIT)).toEqual([429, 429]);
+    const ws = opened(await openSocket('127.0.0.14', KEY_C));
+    // The key's whole budget is its own: LIMIT calls pass, the next is refused by id.
+    for (let i = 0; i < LIMIT; i++) expect(await ask(ws, call(i))).toMatchObject({ id: i, result: {} });
+    expect(await ask(ws, call('over'))).toMatchObject({
+      id: 'over',
+      error: { code: -32003, data: { retryAfterMs: expect.any(Number) as unknown } },
+    });
+  });
+});
