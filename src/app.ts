@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { BrowserHost } from './browser/browserHost.js';
 import type { Config } from './config.js';
 import { healthRouter } from './http/health.js';
-import { EdgeLimits, requireKeyWithinLimits } from './http/rateLimits.js';
+import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
 import { mcpRouter } from './mcp/mcpRoute.js';
@@ -33,6 +33,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps.browser));
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
   app.use(requireKeyWithinLimits(limits, config.adminApiKey));
+  // Each member of a batch (on /rpc and /mcp) costs its key one use, once the body is read.
+  const countBatch = countBatchMembers(limits, config.batchMax);
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
@@ -41,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
       bodyLimit: config.bodyLimit,
       batchMax: config.batchMax,
       logger: deps.logger,
+      countBatch,
     }),
   );
   app.use(
@@ -48,6 +51,7 @@ export function createApp(deps: AppDeps): Express {
       bodyLimit: config.bodyLimit,
       batchMax: config.batchMax,
       logger: deps.logger,
+      countBatch,
     }),
   );
   app.use((_req: Request, res: Response) => {

@@ -27,6 +27,8 @@ export interface Config {
   /** BODY_LIMIT in bytes (k and m are 1024 and 1024², as body-parser reads them). */
   bodyLimitBytes: number;
   batchMax: number;
+  maxRpcSocketsPerKey: number;
+  maxRpcSocketsPerAddress: number;
   headless: boolean;
   chromiumPath: string | undefined;
   logLevel: string;
@@ -220,6 +222,13 @@ export function loadConfig(env: Source = process.env): Config {
     bodyLimit,
     bodyLimitBytes,
     batchMax: int('BATCH_MAX', get('BATCH_MAX'), 1, 10000),
+    maxRpcSocketsPerKey: int('MAX_RPC_SOCKETS_PER_KEY', get('MAX_RPC_SOCKETS_PER_KEY'), 1, 100_000),
+    maxRpcSocketsPerAddress: int(
+      'MAX_RPC_SOCKETS_PER_ADDRESS',
+      get('MAX_RPC_SOCKETS_PER_ADDRESS'),
+      1,
+      100_000,
+    ),
     headless: bool('HEADLESS', get('HEADLESS')),
     chromiumPath: get('CHROMIUM_PATH') || undefined,
     logLevel,

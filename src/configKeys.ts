@@ -81,7 +81,7 @@ export const CONFIG_KEYS = {
     default: '120',
     group: 'http',
     description:
-      'Requests per window per IP, and per key (HTTP 429 past it; on the WebSocket, every message counts).',
+      'Calls per window per key (each member of a batch counts, as does every WebSocket message), and requests without a valid key per IP (HTTP 429 past it).',
   },
   RATE_LIMIT_WINDOW_MS: { default: '60000', group: 'http', description: 'Rate-limit window.' },
   BODY_LIMIT: {
@@ -95,6 +95,18 @@ export const CONFIG_KEYS = {
     group: 'http',
     description:
       'Calls per batch: a batch is one HTTP request, so past this many calls it is refused (-32600) and one request cannot hog the browser.',
+  },
+  MAX_RPC_SOCKETS_PER_KEY: {
+    default: '32',
+    group: 'http',
+    description:
+      'Open WebSocket /rpc sockets per API key, past which its handshakes get 429: one key cannot hold every socket.',
+  },
+  MAX_RPC_SOCKETS_PER_ADDRESS: {
+    default: '64',
+    group: 'http',
+    description:
+      'Open WebSocket /rpc sockets per client address (IPv6 by /56), past which its handshakes get 429.',
   },
   HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
   CHROMIUM_PATH: {

@@ -221,6 +221,8 @@ export async function startService(
     batchMax: config.batchMax,
     rateLimitMax: config.rateLimitMax,
     rateLimitWindowMs: config.rateLimitWindowMs,
+    maxSocketsPerKey: config.maxRpcSocketsPerKey,
+    maxSocketsPerAddress: config.maxRpcSocketsPerAddress,
     logger,
   });
   new UpgradeRouter()

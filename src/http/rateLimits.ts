@@ -185,3 +185,38 @@ export function requireKeyWithinLimits(limits: EdgeLimits, adminKey?: string) {
     next();
   };
 }
+
+/**
+ * After the body is read: a batch costs its key one use per member (the request itself paid for
+ * the first at the edge). A batch that does not fit in what is left of the key's budget is refused
+ * whole (HTTP 429, LIMIT_REACHED with `data.retryAfterMs`), and none of its calls runs, so a caller
+ * never has to find out which members ran. A batch over BATCH_MAX is left to be refused as invalid.
+ */
+export function countBatchMembers(limits: EdgeLimits, batchMax: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const body: unknown = req.body;
+    const members = Array.isArray(body) ? body.length : 1;
+    const key = presentedKey(req);
+    if (members <= 1 || members > batchMax || key === undefined) {
+      next();
+      return;
+    }
+    if (!limits.takeAllForKey(keyDigest(key), members - 1)) {
+      const refusal = limits.keyRefusal();
+      const retryAfterMs = refusal.retryAfterMs ?? 0;
+      res
+        .status(429)
+        .set('retry-after', String(Math.ceil(retryAfterMs / 1000)))
+        .json(
+          errorResponse(
+            null,
+            'LIMIT_REACHED',
+            `Rate limit reached (${PER_KEY}): a batch of ${members} calls counts ${members} and does not fit in what is left of this window; send fewer calls or retry later.`,
+            { limit: PER_KEY, calls: members, retryAfterMs },
+          ),
+        );
+      return;
+    }
+    next();
+  };
+}

@@ -1,5 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody } from '../rpc/jsonRpc.js';
@@ -12,7 +18,7 @@ import { jsonBodyErrors } from './bodyErrors.js';
  */
 export function rpcRouter(
   dispatcher: RpcDispatcher,
-  options: { bodyLimit: string; batchMax: number; logger: Logger },
+  options: { bodyLimit: string; batchMax: number; logger: Logger; countBatch: RequestHandler },
 ): Router {
   const router = express.Router();
   router.post(
@@ -40,6 +46,7 @@ export function rpcRouter(
         if (buf.length === 0) throw Object.assign(new Error('empty body'), { type: 'entity.parse.failed' });
       },
     }),
+    options.countBatch,
     async (req: Request, res: Response) => {
       const requestId = String(res.locals.requestId);
       const principal = principalOf(res);

@@ -39,6 +39,10 @@ export interface RpcSocketOptions {
    */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** MAX_RPC_SOCKETS_PER_KEY: open sockets one key may hold, so one key cannot take them all. */
+  maxSocketsPerKey: number;
+  /** MAX_RPC_SOCKETS_PER_ADDRESS: open sockets one client address (IPv6 by /56) may hold. */
+  maxSocketsPerAddress: number;
   logger: Logger;
 }
 
@@ -62,6 +66,13 @@ function idsOf(message: unknown): (string | number | null)[] {
   return ids;
 }
 
+/** Adds `delta` to a count, forgetting a name whose count reaches 0 (the maps hold open sockets only). */
+function adjust(counts: Map<string, number>, name: string, delta: number): void {
+  const n = (counts.get(name) ?? 0) + delta;
+  if (n > 0) counts.set(name, n);
+  else counts.delete(name);
+}
+
 /**
  * JSON-RPC 2.0 on a WebSocket at /rpc: one text message is one request or one batch, answered with
  * one message (none for notifications), through the same dispatcher and envelope rules as HTTP.
@@ -74,6 +85,9 @@ export class RpcSocketEndpoint {
   private readonly sockets = new Set<OpenSocket>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly limits: EdgeLimits;
+  /** Open sockets by key digest and by address, for the per-key and per-address caps. */
+  private readonly openPerKey = new Map<string, number>();
+  private readonly openPerAddress = new Map<string, number>();
 
   constructor(
     private readonly dispatcher: RpcDispatcher,
@@ -104,8 +118,9 @@ export class RpcSocketEndpoint {
       return;
     }
     // A handshake without a valid key spends the address's budget, never a key's (see EdgeLimits).
+    const addressId = EdgeLimits.addressId(remoteAddress);
     const key = presentedKeyIn(headerReader(req.headers));
-    const admitted = this.limits.admit(EdgeLimits.addressId(remoteAddress), key);
+    const admitted = this.limits.admit(addressId, key);
     if (!('keyId' in admitted)) {
       refuseUpgrade(socket, admitted.status, admitted.message);
       return;
@@ -115,12 +130,37 @@ export class RpcSocketEndpoint {
       return;
     }
     const { keyId } = admitted;
+    const { maxSocketsPerKey, maxSocketsPerAddress } = this.options;
+    if ((this.openPerKey.get(keyId) ?? 0) >= maxSocketsPerKey) {
+      refuseUpgrade(
+        socket,
+        429,
+        `Too many open /rpc sockets for this API key (MAX_RPC_SOCKETS_PER_KEY = ${maxSocketsPerKey}); close one first.`,
+      );
+      return;
+    }
+    if ((this.openPerAddress.get(addressId) ?? 0) >= maxSocketsPerAddress) {
+      refuseUpgrade(
+        socket,
+        429,
+        `Too many open /rpc sockets from this address (MAX_RPC_SOCKETS_PER_ADDRESS = ${maxSocketsPerAddress}); close one first.`,
+      );
+      return;
+    }
     // Admitted, so the key is one of the configured ones.
     const principal = principalFor(key ?? '', this.options.adminApiKey);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, remoteAddress, keyId, principal));
+    this.wss.handleUpgrade(req, socket, head, (ws) =>
+      this.serve(ws, remoteAddress, addressId, keyId, principal),
+    );
   };
 
-  private serve(ws: WebSocket, remoteAddress: string, keyId: string, principal: Principal): void {
+  private serve(
+    ws: WebSocket,
+    remoteAddress: string,
+    addressId: string,
+    keyId: string,
+    principal: Principal,
+  ): void {
     const open: OpenSocket = {
       ws,
       remoteAddress,
@@ -128,6 +168,8 @@ export class RpcSocketEndpoint {
       closed: new Promise<void>((resolve) => ws.once('close', () => resolve())),
     };
     this.sockets.add(open);
+    adjust(this.openPerKey, keyId, 1);
+    adjust(this.openPerAddress, addressId, 1);
     // Every call of this socket shares one signal: the socket closing means its caller has gone.
     const gone = new AbortController();
     // Up to MAX_SOCKET_INFLIGHT calls share it, each running idleFor adding a listener.
@@ -170,7 +212,11 @@ export class RpcSocketEndpoint {
 
     ws.on('pong', () => (open.lastSeen = Date.now()));
     ws.on('error', (error) => log.debug({ err: error }, 'rpc socket error'));
-    ws.once('close', () => this.sockets.delete(open));
+    ws.once('close', () => {
+      this.sockets.delete(open);
+      adjust(this.openPerKey, keyId, -1);
+      adjust(this.openPerAddress, addressId, -1);
+    });
     ws.on('message', (data: RawData, isBinary: boolean) => {
       open.lastSeen = Date.now();
       // Every message costs its key one use, junk included; a batch costs one per member (below).

@@ -8,7 +8,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { jsonBodyErrors } from '../http/bodyErrors.js';
 import type { Logger } from '../observability/logger.js';
@@ -70,7 +70,7 @@ function toolResult(method: string, result: unknown): CallToolResult {
  */
 export function mcpRouter(
   dispatcher: RpcDispatcher,
-  options: { bodyLimit: string; batchMax: number; logger: Logger },
+  options: { bodyLimit: string; batchMax: number; logger: Logger; countBatch: RequestHandler },
 ): Router {
   const tools = dispatcher.methods().map(toolOf);
   const methodOf = new Map(dispatcher.methods().map((def) => [toolName(def.name), def.name]));
@@ -118,7 +118,9 @@ export function mcpRouter(
     return server;
   };
 
-  router.post(MCP_PATH, express.json({ limit: options.bodyLimit }), async (req: Request, res: Response) => {
+  // A batch of MCP messages costs its key one use per message, as a batch does on /rpc.
+  const limitedBody = [express.json({ limit: options.bodyLimit }), options.countBatch];
+  router.post(MCP_PATH, limitedBody, async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId);
     // BATCH_MAX holds here as on /rpc (the SDK alone would take up to 100 messages per POST).
     if (Array.isArray(req.body) && req.body.length > options.batchMax) {

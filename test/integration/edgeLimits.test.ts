@@ -24,6 +24,8 @@ beforeAll(async () => {
   service = await startTestService({
     API_KEY: [KEY_A, KEY_B, KEY_C, KEY_D, KEY_E, KEY_F].join(','),
     RATE_LIMIT_MAX: String(LIMIT),
+    MAX_RPC_SOCKETS_PER_KEY: '2',
+    MAX_RPC_SOCKETS_PER_ADDRESS: '3',
     // Long enough that no window ends during the file.
     RATE_LIMIT_WINDOW_MS: '600000',
   });
@@ -179,5 +181,70 @@ describe('traffic without a valid key does not starve a key', () => {
       id: 'over',
       error: { code: -32003, data: { retryAfterMs: expect.any(Number) as unknown } },
     });
+  });
+});
+
+describe('a batch counts once per member', () => {
+  const batch = (n: number, prefix: string): unknown[] =>
+    Array.from({ length: n }, (_, i) => call(`${prefix}${i}`));
+
+  it('HTTP /rpc: a batch that does not fit in what is left of the key budget is refused whole', async () => {
+    const first = await postRpc('127.0.0.21', KEY_D, batch(3, 'a'));
+    expect(first.status).toBe(200);
+    expect((first.body as unknown[]).length).toBe(3);
+    // Three of five are spent: a batch of three does not fit, and none of its calls runs.
+    const over = await postRpc('127.0.0.21', KEY_D, batch(3, 'b'));
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({
+      id: null,
+      error: {
+        code: -32003,
+        data: { limit: 'RATE_LIMIT_MAX per key', calls: 3, retryAfterMs: expect.any(Number) as unknown },
+      },
+    });
+    // The refused batch cost one use (the request itself); one call is still left.
+    expect((await postRpc('127.0.0.21', KEY_D, call())).status).toBe(200);
+    expect((await postRpc('127.0.0.21', KEY_D, call())).status).toBe(429);
+  });
+
+  it('/mcp: a batch of MCP messages counts once per member too', async () => {
+    const tools = (n: number): unknown[] =>
+      Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const mcp = (body: unknown): Promise<Reply> =>
+      request(
+        '127.0.0.22',
+        '/mcp',
+        { 'x-api-key': KEY_E, accept: 'application/json, text/event-stream' },
+        JSON.stringify(body),
+      );
+    expect((await mcp(tools(4))).status).toBe(200);
+    const over = await mcp(tools(2));
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: { code: -32003, data: { limit: 'RATE_LIMIT_MAX per key' } } });
+  });
+});
+
+describe('open /rpc sockets per key and per address', () => {
+  it('MAX_RPC_SOCKETS_PER_KEY: a key past its sockets is refused; another key is not', async () => {
+    const a = opened(await openSocket('127.0.0.31', KEY_F));
+    opened(await openSocket('127.0.0.32', KEY_F));
+    expect(await openSocket('127.0.0.33', KEY_F)).toBe(429);
+    opened(await openSocket('127.0.0.33', KEY_A));
+    // A socket closed is a socket given back.
+    a.close();
+    await new Promise((resolve) => a.once('close', resolve));
+    let reopened: WebSocket | number = 429;
+    const deadline = Date.now() + WAIT_MS;
+    while (typeof reopened === 'number' && Date.now() < deadline)
+      reopened = await openSocket('127.0.0.31', KEY_F);
+    opened(reopened);
+  });
+
+  it('MAX_RPC_SOCKETS_PER_ADDRESS: an address past its sockets is refused, whatever the key', async () => {
+    opened(await openSocket('127.0.0.41', KEY_B));
+    opened(await openSocket('127.0.0.41', KEY_C));
+    opened(await openSocket('127.0.0.41', KEY_D));
+    expect(await openSocket('127.0.0.41', KEY_E)).toBe(429);
+    opened(await openSocket('127.0.0.42', KEY_E));
   });
 });

@@ -88,6 +88,11 @@ it.each([
   expect(loadConfig({ API_KEY: 'k', BODY_LIMIT: value }).bodyLimitBytes).toBe(bytes);
 });
 
+it('caps open /rpc sockets per key and per address by default', () => {
+  expect(loadConfig({})).toMatchObject({ maxRpcSocketsPerKey: 32, maxRpcSocketsPerAddress: 64 });
+  expect(loadConfig({ MAX_RPC_SOCKETS_PER_KEY: '4' }).maxRpcSocketsPerKey).toBe(4);
+});
+
 describe('loadConfig refuses bad values, naming the variable', () => {
   it.each([
     ['PORT', 'abc'],
@@ -106,6 +111,8 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['SESSION_TTL_MS', '10'],
     ['RATE_LIMIT_MAX', '0'],
     ['BATCH_MAX', '0'],
+    ['MAX_RPC_SOCKETS_PER_KEY', '0'],
+    ['MAX_RPC_SOCKETS_PER_ADDRESS', 'many'],
   ])('%s=%s', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error.variable).toBe(variable);
