@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { BrowserHost } from './browser/browserHost.js';
 import type { Config } from './config.js';
 import { healthRouter } from './http/health.js';
+import { requireAllowedHost } from './http/hostCheck.js';
 import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
@@ -29,6 +30,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(helmet());
+  // Before anything is served or counted: a DNS-rebinding page must get nothing but the refusal.
+  app.use(requireAllowedHost(config.allowedHosts));
   app.use(requestId);
   app.use(healthRouter(deps.browser));
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);

@@ -29,6 +29,8 @@ export interface Config {
   batchMax: number;
   maxRpcSocketsPerKey: number;
   maxRpcSocketsPerAddress: number;
+  /** The names a request's Host may carry (any port): loopback, HOST, ALLOWED_HOSTS. */
+  allowedHosts: string[];
   headless: boolean;
   chromiumPath: string | undefined;
   logLevel: string;
@@ -57,6 +59,22 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** MEMORY_HIGH_WATER_MB; 0 means the default share of the heap limit. */
   memoryHighWaterMb: number;
+}
+
+/** Names that always reach the service: a rebinding page's own name is never one of them. */
+export const LOOPBACK_HOST_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+/**
+ * The names a request's Host may carry: the loopback names, HOST when it names one address (not a
+ * wildcard bind), and ALLOWED_HOSTS. IPv6 addresses are kept in brackets, as Host writes them.
+ */
+export function allowedHostNames(bindHost: string, extra: readonly string[]): string[] {
+  const names = new Set<string>(LOOPBACK_HOST_NAMES);
+  const bind = bindHost.trim().toLowerCase();
+  if (bind !== '' && bind !== '0.0.0.0' && bind !== '::' && bind !== '[::]')
+    names.add(bind.includes(':') && !bind.startsWith('[') ? `[${bind}]` : bind);
+  for (const name of extra) names.add(name);
+  return [...names];
 }
 
 export class ConfigError extends Error {
@@ -204,6 +222,18 @@ export function loadConfig(env: Source = process.env): Config {
     perKey.trim() === ''
       ? Math.ceil(maxSessions / Math.max(1, new Set(apiKeys).size))
       : int('MAX_SESSIONS_PER_KEY', perKey, 1, 1000);
+  const allowedHosts = get('ALLOWED_HOSTS')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h.length > 0);
+  for (const name of allowedHosts) {
+    if (!/^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(name)) {
+      throw new ConfigError(
+        'ALLOWED_HOSTS',
+        `each entry must be a host name or address without scheme or port (an IPv6 address in brackets), got "${name}"`,
+      );
+    }
+  }
 
   return {
     port: int('PORT', get('PORT'), 0, 65535),
@@ -223,6 +253,7 @@ export function loadConfig(env: Source = process.env): Config {
     bodyLimitBytes,
     batchMax: int('BATCH_MAX', get('BATCH_MAX'), 1, 10000),
     maxRpcSocketsPerKey: int('MAX_RPC_SOCKETS_PER_KEY', get('MAX_RPC_SOCKETS_PER_KEY'), 1, 100_000),
+    allowedHosts: allowedHostNames(get('HOST'), allowedHosts),
     maxRpcSocketsPerAddress: int(
       'MAX_RPC_SOCKETS_PER_ADDRESS',
       get('MAX_RPC_SOCKETS_PER_ADDRESS'),

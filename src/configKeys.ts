@@ -108,6 +108,12 @@ export const CONFIG_KEYS = {
     description:
       'Open WebSocket /rpc sockets per client address (IPv6 by /56), past which its handshakes get 429.',
   },
+  ALLOWED_HOSTS: {
+    default: '',
+    group: 'http',
+    description:
+      'Names the Host header may carry besides localhost, 127.0.0.1, [::1] and HOST (any port), comma-separated; any other Host gets 403 (DNS rebinding).',
+  },
   HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
   CHROMIUM_PATH: {
     default: '',

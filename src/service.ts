@@ -14,6 +14,7 @@ import { UrlPolicy } from './browser/urlPolicy.js';
 import type { Config } from './config.js';
 import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
 import { UpgradeRouter } from './ws/upgradeRouter.js';
+import { HOST_REFUSED, hostAllowed } from './http/hostCheck.js';
 import { RPC_SOCKET_PATH, RpcSocketEndpoint } from './http/rpcSocket.js';
 import { allMethods } from './methods/index.js';
 import type { Services } from './methods/services.js';
@@ -225,7 +226,7 @@ export async function startService(
     maxSocketsPerAddress: config.maxRpcSocketsPerAddress,
     logger,
   });
-  new UpgradeRouter()
+  new UpgradeRouter((host) => hostAllowed(host, config.allowedHosts), HOST_REFUSED)
     .route(AGENTS_PATH, agentEndpoint.handleUpgrade)
     .route(RPC_SOCKET_PATH, rpcSocket.handleUpgrade)
     .attach(server);

@@ -4,7 +4,12 @@ import type { Duplex } from 'node:stream';
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /** Answers a WebSocket handshake with an HTTP error and closes the socket once the answer is out. */
-export function refuseUpgrade(socket: Duplex, status: number, body: string): void {
+export function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+): void {
   const reasons: Record<number, string> = {
     401: 'Unauthorized',
     403: 'Forbidden',
@@ -16,7 +21,7 @@ export function refuseUpgrade(socket: Duplex, status: number, body: string): voi
   socket.on('error', () => socket.destroy());
   socket.once('finish', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
 
@@ -28,6 +33,15 @@ export function refuseUpgrade(socket: Duplex, status: number, body: string): voi
 export class UpgradeRouter {
   private readonly routes = new Map<string, UpgradeHandler>();
   private server: http.Server | undefined;
+
+  /**
+   * `hostAllowed` judges every handshake's Host before any endpoint sees it (the same check as the
+   * HTTP routes'), so a DNS-rebinding page can open neither /rpc nor /agents.
+   */
+  constructor(
+    private readonly hostAllowed: (host: string | undefined) => boolean,
+    private readonly hostRefused: string,
+  ) {}
 
   route(pathname: string, handler: UpgradeHandler): this {
     if (this.routes.has(pathname)) throw new Error(`an upgrade handler for ${pathname} exists already`);
@@ -46,6 +60,10 @@ export class UpgradeRouter {
   }
 
   private readonly dispatch = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (!this.hostAllowed(req.headers.host)) {
+      refuseUpgrade(socket, 403, JSON.stringify({ error: this.hostRefused }), 'application/json');
+      return;
+    }
     const handler = this.routes.get(pathnameOf(req.url));
     if (handler !== undefined) {
       handler(req, socket, head);

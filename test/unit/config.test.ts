@@ -93,6 +93,39 @@ it('caps open /rpc sockets per key and per address by default', () => {
   expect(loadConfig({ MAX_RPC_SOCKETS_PER_KEY: '4' }).maxRpcSocketsPerKey).toBe(4);
 });
 
+describe('the names a Host header may carry', () => {
+  it('are the loopback names by default (HOST 127.0.0.1 among them)', () => {
+    expect(loadConfig({}).allowedHosts).toEqual(['localhost', '127.0.0.1', '[::1]']);
+  });
+
+  it.each([
+    ['10.0.0.5', '10.0.0.5'],
+    ['fe80::1', '[fe80::1]'],
+    ['Box.Lan', 'box.lan'],
+  ])('add HOST=%s as %s', (host, name) => {
+    expect(loadConfig({ HOST: host }).allowedHosts).toContain(name);
+  });
+
+  it.each(['0.0.0.0', '::'])('do not add a wildcard HOST=%s', (host) => {
+    expect(loadConfig({ HOST: host }).allowedHosts).toEqual(['localhost', '127.0.0.1', '[::1]']);
+  });
+
+  it('add ALLOWED_HOSTS, trimmed and in lower case', () => {
+    expect(loadConfig({ ALLOWED_HOSTS: ' svc.internal , Other.Example,[FD00::2]' }).allowedHosts).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '[::1]',
+      'svc.internal',
+      'other.example',
+      '[fd00::2]',
+    ]);
+  });
+
+  it.each(['http://svc.internal', 'svc.internal:8080', 'a b', '*'])('refuse ALLOWED_HOSTS=%s', (value) => {
+    expect(configError({ ALLOWED_HOSTS: value }).variable).toBe('ALLOWED_HOSTS');
+  });
+});
+
 describe('loadConfig refuses bad values, naming the variable', () => {
   it.each([
     ['PORT', 'abc'],
