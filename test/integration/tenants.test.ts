@@ -5,10 +5,16 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { useServiceSuite } from '../helpers/suite.js';
-import { RpcCallError, type JsonRpcReply } from '../helpers/testService.js';
+import { startCdpChrome, type CdpChrome } from '../helpers/cdpChrome.js';
+import {
+  RpcCallError,
+  startTestService,
+  type JsonRpcReply,
+  type TestService,
+} from '../helpers/testService.js';
 import { Inbox } from '../helpers/inbox.js';
 
 const KEY_A = 'tenant-a-key-0123456789';
@@ -19,6 +25,7 @@ const ANSWER_TIMEOUT_MS = 30_000;
 /** The JSON-RPC code of SESSION_NOT_FOUND (errors/catalogue.ts). */
 const SESSION_NOT_FOUND = -32010;
 const LIMIT_REACHED = -32003;
+const ACTION_FAILED = -32000;
 
 // Two tenant keys share MAX_SESSIONS = 4: with MAX_SESSIONS_PER_KEY unset, each may hold 2.
 const suite = useServiceSuite({ API_KEY: `${KEY_A},${KEY_B}`, ADMIN_API_KEY: KEY_ADMIN, MAX_SESSIONS: '4' });
@@ -27,8 +34,13 @@ type Params = Record<string, unknown>;
 type RpcError = NonNullable<JsonRpcReply['error']>;
 
 /** Calls one method over POST /rpc with `key`; the whole JSON-RPC response. */
-async function rpcAs(key: string, method: string, params: Params = {}): Promise<JsonRpcReply> {
-  const reply = await suite.service.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
+async function rpcAs(
+  key: string,
+  method: string,
+  params: Params = {},
+  service: TestService = suite.service,
+): Promise<JsonRpcReply> {
+  const reply = await service.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
     'x-api-key': key,
   });
   expect(reply.status).toBe(200);
@@ -202,5 +214,60 @@ describe('API keys are tenants', () => {
     const logs = suite.service.logs.join('');
     for (const key of [KEY_A, KEY_B, KEY_ADMIN]) expect(logs).not.toContain(key);
     expect(logs).toMatch(/"principal":"key:[0-9a-f]{16}"/);
+  });
+});
+
+describe('tabs.attach makes a session of the attaching key', () => {
+  let chrome: CdpChrome | undefined;
+  let service: TestService | undefined;
+  beforeAll(async () => {
+    chrome = await startCdpChrome();
+    // Two keys share MAX_SESSIONS = 2: one session each, attached tabs included.
+    service = await startTestService({
+      API_KEY: `${KEY_A},${KEY_B}`,
+      MAX_SESSIONS: '2',
+      POOL_SIZE: '0',
+      CDP_URL: chrome.url,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await chrome?.stop();
+  });
+
+  const on = (): TestService => {
+    if (service === undefined) throw new Error('the CDP service is used before beforeAll started it');
+    return service;
+  };
+  const as = async <T = Params>(key: string, method: string, params: Params = {}): Promise<T> => {
+    const reply = await rpcAs(key, method, params, on());
+    if (reply.error) throw new RpcCallError(reply.error.code, reply.error.message, reply.error.data);
+    return reply.result as T;
+  };
+
+  it("another key neither reaches the tab's session nor attaches the tab; the tab counts in its key's share", async () => {
+    const { tabId } = await as<{ tabId: string }>(KEY_A, 'tabs.open', {
+      url: `${suite.fixture.url}/form`,
+      background: true,
+    });
+    const { session_id: a } = await as<{ session_id: string }>(KEY_A, 'tabs.attach', { tabId });
+    try {
+      expect((await rpcAs(KEY_B, 'page.text', { session_id: a }, on())).error).toMatchObject({
+        code: SESSION_NOT_FOUND,
+        data: { reason: 'unknown' },
+      });
+      const { sessions } = await as<{ sessions: { session_id: string }[] }>(KEY_B, 'session.list');
+      expect(sessions.map((s) => s.session_id)).not.toContain(a);
+      const attach = await rpcAs(KEY_B, 'tabs.attach', { tabId }, on());
+      expect(attach.error?.code).toBe(ACTION_FAILED);
+      expect(attach.error?.message).not.toContain(a);
+      expect(await as(KEY_A, 'tabs.attach', { tabId })).toMatchObject({ session_id: a });
+
+      expect((await rpcAs(KEY_A, 'session.create', {}, on())).error?.data).toMatchObject({
+        limit: 'MAX_SESSIONS_PER_KEY',
+      });
+    } finally {
+      expect(await as(KEY_A, 'session.close', { session_id: a })).toEqual({ ok: true, closed: true });
+    }
   });
 });
