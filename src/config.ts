@@ -35,6 +35,7 @@ export interface Config {
   chromiumPath: string | undefined;
   logLevel: string;
   logDir: string;
+  /** AGENT_SECRET. Unset only until main.ts generates one: the hub refuses every agent without it. */
   agentSecret: string | undefined;
   cdpUrl: string | undefined;
   agentAllowedOrigins: string[];

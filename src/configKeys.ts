@@ -134,7 +134,7 @@ export const CONFIG_KEYS = {
     default: '',
     group: 'agents',
     description:
-      'Secret every agent register must carry; when unset, the first secret key a clientId registered with is the one needed to take that clientId over.',
+      'Secret every agent register must carry (secretKey); when unset, one is generated at start-up and printed once on stderr.',
   },
   CDP_URL: {
     default: '',

@@ -29,6 +29,18 @@ async function main(): Promise<void> {
     );
     logger.warn('API_KEY was not set; a random key was generated for this run (printed once on stderr)');
   }
+  if (config.agentSecret === undefined) {
+    // Same for the agent hub: without a secret any local process could register as an agent and be
+    // routed callers' evaluations (model api_keys included).
+    const secret = randomBytes(24).toString('base64url');
+    config.agentSecret = secret;
+    process.stderr.write(
+      `\nNo AGENT_SECRET set: generated one for this run. Agents send it as secretKey in register:\n\n  AGENT_SECRET=${secret}\n\n`,
+    );
+    logger.warn(
+      'AGENT_SECRET was not set; a random agent secret was generated for this run (printed once on stderr)',
+    );
+  }
   if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
     logger.warn(
       { host: config.host },

@@ -1,7 +1,10 @@
 // A reference evaluation agent for the hub on /agents (seed 001's protocol).
 //
-//   HUB_URL=ws://127.0.0.1:3337/agents CLIENT_ID=$(uuidgen) SECRET_KEY=… API_KEY=… \
+//   HUB_URL=ws://127.0.0.1:3337/agents CLIENT_ID=$(uuidgen) AGENT_SECRET=… API_KEY=… \
 //     npx tsx client/agent/referenceAgent.ts
+//
+// AGENT_SECRET (or SECRET_KEY, its older name) is the service's AGENT_SECRET, sent as secretKey: the
+// hub refuses every register without it.
 //
 // It registers, signals ready, runs `evaluate` calls with its tools (echo, page_text), answers
 // configure_llm, pings the hub, and reconnects with exponential backoff and full jitter.
@@ -31,6 +34,7 @@ export interface ReferenceAgentOptions {
   hubUrl: string;
   /** A UUID; keep it across restarts so the hub recognises the agent. */
   clientId: string;
+  /** The service's AGENT_SECRET, sent as secretKey; the hub refuses a register without it. */
   secretKey?: string | undefined;
   /** The browser service's /rpc for page_text; default: HUB_URL's host with http(s) and /rpc. */
   rpcUrl?: string | undefined;
@@ -378,10 +382,17 @@ function main(): void {
     process.stderr.write(`MAX_CONCURRENCY must be a whole number >= 1, got ${env.MAX_CONCURRENCY}\n`);
     process.exit(2);
   }
+  const secretKey = env.AGENT_SECRET ?? env.SECRET_KEY;
+  if (secretKey === undefined || secretKey === '') {
+    process.stderr.write(
+      "AGENT_SECRET not set: the hub refuses agents without its secret; set AGENT_SECRET to the service's\n",
+    );
+    process.exit(2);
+  }
   const agent = new ReferenceAgent({
     hubUrl: env.HUB_URL ?? 'ws://127.0.0.1:3337/agents',
     clientId,
-    secretKey: env.SECRET_KEY,
+    secretKey,
     rpcUrl: env.RPC_URL,
     apiKey: env.API_KEY,
     maxConcurrency,

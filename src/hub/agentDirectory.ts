@@ -24,12 +24,16 @@ function digest(value: string): Buffer {
 }
 
 /** Constant time whatever the lengths: both sides are digests. */
-function sameSecret(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  return a !== undefined && b !== undefined && timingSafeEqual(a, b);
+function sameSecret(a: Buffer, b: Buffer | undefined): boolean {
+  return b !== undefined && timingSafeEqual(a, b);
 }
 
+/** Why every register fails on a hub started without a secret (main.ts always generates one). */
+export const NO_SECRET_REASON =
+  'The hub has no AGENT_SECRET configured, so it accepts no agent; set AGENT_SECRET on the service and send it as secretKey';
+
 /**
- * The agents the hub knows: registration (with the secret and the same-clientId replacement rule),
+ * The agents the hub knows: registration (the secret, then the same-clientId replacement rule),
  * ready, status, disconnection, and the agents.list view. An agent that dropped with evaluations in
  * flight stays known while PendingCalls waits for it to come back.
  */
@@ -44,7 +48,10 @@ export class AgentDirectory {
     private readonly logger: Logger,
     private readonly hooks: Pick<AgentHooks, 'connectedChanged'>,
   ) {
-    this.secret = agentSecret === undefined ? undefined : digest(agentSecret);
+    // Defence in depth for code that starts the hub without a secret: it never runs open.
+    this.secret = agentSecret === undefined || agentSecret === '' ? undefined : digest(agentSecret);
+    if (this.secret === undefined)
+      logger.warn('the agent hub has no AGENT_SECRET: every agent registration will be refused');
   }
 
   /** Agents with a live connection. */
@@ -57,8 +64,11 @@ export class AgentDirectory {
     if (!UUID_RE.test(clientId)) {
       return { accepted: false, reason: `Invalid clientId ${clip(clientId, 64)}: it must be a UUID` };
     }
+    // Only an agent that proved the secret is ever known, so only such an agent gets evaluations
+    // or takes a clientId over.
+    if (this.secret === undefined) return { accepted: false, reason: NO_SECRET_REASON };
     const presented = request.secretKey === undefined ? undefined : digest(request.secretKey);
-    if (this.secret !== undefined && !sameSecret(this.secret, presented)) {
+    if (!sameSecret(this.secret, presented)) {
       return {
         accepted: false,
         reason: request.secretKey === undefined ? 'Missing secret key' : 'Invalid secret key',
@@ -74,7 +84,6 @@ export class AgentDirectory {
       agent = {
         clientId,
         link,
-        secret: presented,
         capabilities: request.capabilities,
         ready: false,
         connectedAt: new Date(),
@@ -86,13 +95,6 @@ export class AgentDirectory {
       };
       this.agents.set(clientId, agent);
     } else {
-      // Without AGENT_SECRET, the key a clientId first came with is what proves a newcomer is the same agent.
-      if (agent.secret !== undefined && !sameSecret(agent.secret, presented)) {
-        return {
-          accepted: false,
-          reason: 'This clientId is registered with another secret key; only the same key may replace it',
-        };
-      }
       const old = agent.link;
       if (old !== undefined) {
         this.byLink.delete(old);
@@ -102,7 +104,6 @@ export class AgentDirectory {
       }
       this.calls.returned(agent);
       agent.link = link;
-      agent.secret ??= presented;
       agent.capabilities = request.capabilities;
       agent.connectedAt = new Date();
       agent.remoteAddress = link.remoteAddress;

@@ -20,7 +20,7 @@ import { PendingCalls, UNAVAILABLE_RETRY_AFTER_MS } from './pendingCalls.js';
 import { evaluateParams, type AgentReply } from './protocol.js';
 import { SlotScheduler } from './slotScheduler.js';
 
-export { CLOSE_REPLACED, UUID_RE } from './agentDirectory.js';
+export { CLOSE_REPLACED, NO_SECRET_REASON, UUID_RE } from './agentDirectory.js';
 export { TIMEOUT_MARGIN_MS } from './pendingCalls.js';
 export { MAX_QUEUED_EVALUATIONS } from './slotScheduler.js';
 export type { AgentReply } from './protocol.js';

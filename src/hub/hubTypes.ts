@@ -66,7 +66,7 @@ export interface EvaluationAnswer {
 }
 
 export interface AgentRegistryOptions {
-  /** AGENT_SECRET: when set, every register must present it. */
+  /** AGENT_SECRET: every register must present it; without one, every register is refused. */
   agentSecret: string | undefined;
   /** How long evaluations in flight wait for their dropped agent to re-register. */
   reconnectGraceMs: number;
@@ -101,8 +101,6 @@ export interface PendingCall {
 export interface Agent {
   readonly clientId: string;
   link: AgentLink | undefined;
-  /** Digest of the secret key it registered with: only the same key may take the clientId over. */
-  secret: Buffer | undefined;
   capabilities: AgentCapabilities;
   ready: boolean;
   connectedAt: Date;

@@ -19,7 +19,12 @@ import {
   errorCodeOf,
 } from '../../src/hub/hubErrors.js';
 import { CdpUnavailableError, TabNotFoundError } from '../../src/cdp/cdpErrors.js';
-import { AgentRegistry, CLOSE_REPLACED, type AgentLink } from '../../src/hub/agentRegistry.js';
+import {
+  AgentRegistry,
+  CLOSE_REPLACED,
+  NO_SECRET_REASON,
+  type AgentLink,
+} from '../../src/hub/agentRegistry.js';
 import { EvaluationLog } from '../../src/hub/evaluationLog.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -614,6 +619,46 @@ describe('agents.evaluate', () => {
   });
 });
 
+describe('only agents that proved the secret', () => {
+  it('a rogue without the secret gets no evaluation, and cannot take over the clientId of an agent that dropped mid-evaluation', async () => {
+    const tool = uniqueTool();
+    const real = await readyAgent({ tools: [tool] });
+    const rogues = await Promise.all([TestAgent.connect(), TestAgent.connect()]);
+    const [noKey, guessed] = rogues;
+    if (noKey === undefined || guessed === undefined) throw new Error('unreachable');
+    expect(await noKey.register({ tools: [tool], maxConcurrency: 100, secretKey: null })).toMatchObject({
+      status: 'rejected',
+    });
+    expect(await guessed.register({ tools: [tool], maxConcurrency: 100, secretKey: 'guess' })).toMatchObject({
+      status: 'rejected',
+    });
+    const model = { main_model: { provider: 'openai', model: 'gpt-4', api_key: MODEL_KEY } };
+    const evaluationId = `eval-takeover-${randomUUID()}`;
+    const call = evaluate({ tool, input: {}, model, evaluationId, timeout: 30_000 });
+    const original = await real.evaluation();
+    expect((original.params as Msg).model).toEqual(model);
+    real.ws.terminate();
+    await real.closed;
+
+    const intruder = await TestAgent.connect();
+    expect(
+      await intruder.register({ clientId: real.clientId, secretKey: WRONG_SECRET, tools: [tool] }),
+    ).toMatchObject({ status: 'rejected' });
+    expect((await intruder.closed).code).toBe(1008);
+    const back = await TestAgent.connect();
+    expect(await back.register({ clientId: real.clientId, tools: [tool] })).toMatchObject({
+      status: 'accepted',
+      evaluationsCount: 1,
+    });
+    back.ready();
+    const resent = await back.evaluation('the re-sent evaluation');
+    back.reply(resent, { status: 'success', output: 'genuine' });
+    expect((await call).result).toMatchObject({ output: 'genuine', clientId: real.clientId });
+    for (const rogue of [noKey, guessed, intruder])
+      expect(rogue.received.some((m) => m.method === 'evaluate')).toBe(false);
+  });
+});
+
 describe('agents.configureLLM and secrets', () => {
   it('forwards configure_llm and returns the agent answer', async () => {
     const agent = await readyAgent({ tools: [uniqueTool()] });
@@ -851,7 +896,7 @@ describe('the reference agent against a hub that drops it', () => {
   });
 });
 
-describe('AgentRegistry without AGENT_SECRET (domain)', () => {
+describe('AgentRegistry (domain)', () => {
   class FakeLink implements AgentLink {
     readonly sent: Msg[] = [];
     closedWith: number | undefined;
@@ -864,10 +909,11 @@ describe('AgentRegistry without AGENT_SECRET (domain)', () => {
     }
   }
 
-  function registry(dir: string): AgentRegistry {
+  /** A registry with the hub secret, or (null) one started without any. */
+  function registry(dir: string, agentSecret: string | null = SECRET): AgentRegistry {
     const logger = createLogger('silent');
     return new AgentRegistry(
-      { agentSecret: undefined, reconnectGraceMs: 60_000, queueTimeoutMs: 0 },
+      { agentSecret: agentSecret ?? undefined, reconnectGraceMs: 60_000, queueTimeoutMs: 0 },
       new EvaluationLog(join(dir, 'domain', 'evaluations.jsonl'), logger),
       logger,
     );
@@ -875,13 +921,34 @@ describe('AgentRegistry without AGENT_SECRET (domain)', () => {
 
   const capabilities = { tools: ['echo'], maxConcurrency: 1, version: '1' };
 
-  it('binds a clientId to the key it first came with: only the same key may replace it', () => {
+  it('without a secret the hub refuses every registration, with or without a key, saying why', async () => {
+    const reg = registry(logDir, null);
+    const rogue = new FakeLink();
+    for (const secretKey of [undefined, 'any-key', '']) {
+      const outcome = reg.register(rogue, {
+        clientId: randomUUID(),
+        secretKey,
+        capabilities: { tools: ['echo'], maxConcurrency: 100, version: '1' },
+      });
+      expect(outcome).toEqual({ accepted: false, reason: NO_SECRET_REASON });
+    }
+    expect(NO_SECRET_REASON).toMatch(/AGENT_SECRET/);
+    expect(reg.ready(rogue)).toBe(false);
+    expect(reg.list()).toEqual([]);
+    await expect(
+      reg.evaluate({ tool: 'echo', input: {}, timeout: 1000, model: { main_model: { api_key: MODEL_KEY } } }),
+    ).rejects.toBeInstanceOf(AgentNotFoundError);
+    expect(rogue.sent).toEqual([]);
+    reg.close();
+  });
+
+  it('only the secret takes a clientId over: a newcomer with another key or none never does', () => {
     const reg = registry(logDir);
     const clientId = randomUUID();
     const first = new FakeLink();
-    expect(reg.register(first, { clientId, secretKey: 'k1', capabilities }).accepted).toBe(true);
+    expect(reg.register(first, { clientId, secretKey: SECRET, capabilities }).accepted).toBe(true);
     const other = new FakeLink();
-    expect(reg.register(other, { clientId, secretKey: 'k2', capabilities })).toMatchObject({
+    expect(reg.register(other, { clientId, secretKey: WRONG_SECRET, capabilities })).toMatchObject({
       accepted: false,
     });
     expect(reg.register(new FakeLink(), { clientId, secretKey: undefined, capabilities }).accepted).toBe(
@@ -889,7 +956,7 @@ describe('AgentRegistry without AGENT_SECRET (domain)', () => {
     );
     expect(first.closedWith).toBeUndefined();
     const same = new FakeLink();
-    expect(reg.register(same, { clientId, secretKey: 'k1', capabilities })).toMatchObject({
+    expect(reg.register(same, { clientId, secretKey: SECRET, capabilities })).toMatchObject({
       accepted: true,
       replaced: true,
     });
@@ -902,7 +969,7 @@ describe('AgentRegistry without AGENT_SECRET (domain)', () => {
     const reg = registry(logDir);
     const link = new FakeLink();
     const clientId = randomUUID();
-    reg.register(link, { clientId, secretKey: undefined, capabilities });
+    reg.register(link, { clientId, secretKey: SECRET, capabilities });
     reg.ready(link);
     const running = reg.evaluate({ clientId, tool: 'echo', input: 1, timeout: 60_000 });
     await expect(reg.evaluate({ clientId, tool: 'echo', input: 2, timeout: 60_000 })).rejects.toBeInstanceOf(

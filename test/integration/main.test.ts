@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { descendants, processes } from '../helpers/procfs.js';
 import { waitFor } from '../helpers/testService.js';
 
@@ -37,6 +38,35 @@ function start(env: Record<string, string>): {
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
+}
+
+/** Connects to /agents, registers with the given key (none when undefined), returns the ack. */
+async function registerAgent(base: string, secretKey: string | undefined): Promise<Record<string, unknown>> {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/agents`);
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no registration_ack within 10 s')), 10_000);
+      ws.on('error', reject);
+      ws.on('message', (data: Buffer) => {
+        const m = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+        if (m.type === 'welcome') {
+          ws.send(
+            JSON.stringify({
+              type: 'register',
+              clientId: crypto.randomUUID(),
+              ...(secretKey === undefined ? {} : { secretKey }),
+              capabilities: { tools: ['echo'], maxConcurrency: 100, version: 'rogue' },
+            }),
+          );
+        } else if (m.type === 'registration_ack') {
+          clearTimeout(timer);
+          resolve(m);
+        }
+      });
+    });
+  } finally {
+    ws.terminate();
+  }
 }
 
 describe('main entry point', () => {
@@ -83,5 +113,31 @@ describe('main entry point', () => {
       10_000,
       'the browser processes to exit',
     );
+  });
+
+  it('with no AGENT_SECRET it generates one, prints it once, and the hub accepts only agents presenting it', async () => {
+    const port = await freePort();
+    const run = start({ PORT: String(port), API_KEY: 'main-test-key' });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200,
+      60_000,
+      'the service to be ready',
+    );
+    const secret = /AGENT_SECRET=(\S+)/.exec(run.output())?.[1];
+    expect(secret).toBeDefined();
+    expect(secret?.length).toBeGreaterThanOrEqual(32);
+    expect(await registerAgent(base, undefined)).toMatchObject({
+      status: 'rejected',
+      reason: 'Missing secret key',
+    });
+    expect(await registerAgent(base, 'any-key')).toMatchObject({
+      status: 'rejected',
+      reason: 'Invalid secret key',
+    });
+    expect(await registerAgent(base, secret)).toMatchObject({ status: 'accepted' });
+    expect(run.output().split(secret ?? '').length - 1).toBe(1);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
   });
 });
