@@ -410,8 +410,10 @@ export interface AgentsListResult {
     /** connected: registered, not ready yet; ready: takes evaluations; busy: every maxConcurrency slot is taken. */
     status: 'connected' | 'ready' | 'busy';
     capabilities: {
-      /** Tools the agent runs. */
+      /** Tools the agent runs: the first 20 it registered (toolCount says how many in all). */
       tools: string[];
+      /** How many tools the agent offers in all. */
+      toolCount: number;
       /** Evaluations it runs at once. */
       maxConcurrency: number;
       /** The agent version it reported. */
@@ -431,6 +433,10 @@ export interface AgentsListResult {
       receivedAt: string;
     } | null;
   }>;
+  /** Agents connected, listed or not. */
+  total: number;
+  /** True when the size cap left some connected agents out. */
+  truncated: boolean;
 }
 
 /** Params of agents.evaluate: Run an evaluation on a ready agent offering the tool and return its result. */
@@ -885,6 +891,8 @@ export interface RpcApi {
   agents: {
     /**
      * List the evaluation agents connected on /agents, with their status, tools and load.
+     *
+     * Each agent shows at most 20 of its tools (capabilities.toolCount counts them all); the answer stops adding agents past 1 MiB of JSON, with truncated: true and total counting every connected agent.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      */

@@ -2,6 +2,7 @@ import { WebSocket, type RawData } from 'ws';
 import type { AgentRegistry } from './agentRegistry.js';
 import type { AgentLink } from './hubTypes.js';
 import type { Logger } from '../observability/logger.js';
+import { AGENT_DROP_WINDOW_MS, AGENT_FRAME_RATE_PER_S, FrameRateLimit } from './frameRateLimit.js';
 import {
   BINARY_MESSAGE,
   methodNotFoundFrame,
@@ -27,6 +28,8 @@ export interface AgentConnectionOptions {
   parser: ProtocolParser;
   registry: AgentRegistry;
   logger: Logger;
+  /** The register was accepted: the endpoint stops counting the socket as unregistered. */
+  onRegistered?: () => void;
 }
 
 /**
@@ -42,6 +45,7 @@ export class AgentConnection implements AgentLink {
   readonly closed: Promise<void>;
   private clientId: string | undefined;
   private registerTimer: NodeJS.Timeout | undefined;
+  private readonly limit = new FrameRateLimit();
 
   constructor(
     private readonly ws: WebSocket,
@@ -96,8 +100,29 @@ export class AgentConnection implements AgentLink {
     this.lastSeen = Date.now();
   }
 
+  /** Whether this frame may be read: past the rate it is dropped unread, and a sustained flood closes the socket. */
+  private admit(): boolean {
+    const verdict = this.limit.admit();
+    if (verdict === 'take') return true;
+    const { logger } = this.options;
+    const where = { clientId: this.clientId, remoteAddress: this.remoteAddress, dropped: this.limit.dropped };
+    if (verdict === 'abuse') {
+      if (this.ws.readyState === WebSocket.OPEN) {
+        logger.warn(where, 'agent kept flooding frames past the rate limit; closing its connection');
+        this.close(CLOSE_POLICY, `more than ${AGENT_FRAME_RATE_PER_S} frames per second, sustained`);
+      }
+    } else if (this.limit.firstDropOfWindow) {
+      logger.warn(
+        { ...where, windowMs: AGENT_DROP_WINDOW_MS },
+        'agent sends frames past the rate limit; dropping them',
+      );
+    }
+    return false;
+  }
+
   private onMessage(data: RawData, isBinary: boolean): void {
     this.alive();
+    if (!this.admit()) return;
     const { registry, logger } = this.options;
     const parsed = isBinary ? BINARY_MESSAGE : this.options.parser.parse(rawText(data));
     switch (parsed.kind) {
@@ -123,8 +148,8 @@ export class AgentConnection implements AgentLink {
         return;
       case 'response': {
         const m = parsed.message;
-        if (!registry.reply(this, String(m.id), replyOf(m)))
-          logger.info({ clientId: this.clientId, id: m.id }, 'agent answered a call that no longer waits');
+        if (registry.reply(this, String(m.id), replyOf(m))) this.limit.refund();
+        else logger.info({ clientId: this.clientId, id: m.id }, 'agent answered a call that no longer waits');
         return;
       }
       case 'request':
@@ -150,6 +175,7 @@ export class AgentConnection implements AgentLink {
     if (outcome.accepted) {
       clearTimeout(this.registerTimer);
       this.clientId = message.clientId;
+      this.options.onRegistered?.();
       this.send(registrationAcceptedFrame(message.clientId, outcome.evaluationsCount));
       return;
     }
@@ -178,6 +204,12 @@ export class AgentConnection implements AgentLink {
 
   private onClose(code: number, reason: string): void {
     clearTimeout(this.registerTimer);
+    if (this.limit.dropped > 0) {
+      this.options.logger.info(
+        { clientId: this.clientId, remoteAddress: this.remoteAddress, dropped: this.limit.dropped },
+        'agent frames dropped by the rate limit over the connection',
+      );
+    }
     this.options.registry.disconnected(
       this,
       `closed with ${code}${reason ? ` (${reason.slice(0, 100)})` : ''}`,

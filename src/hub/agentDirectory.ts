@@ -7,11 +7,17 @@ import type {
   AgentHooks,
   AgentInfo,
   AgentLink,
+  AgentList,
   RegisterOutcome,
   RegisterRequest,
   StatusUpdate,
 } from './hubTypes.js';
 import type { PendingCalls } from './pendingCalls.js';
+
+/** Tools agents.list shows per agent (with the total count): 250 agents × 200 tools made it 10 MB. */
+export const MAX_LISTED_TOOLS = 20;
+/** agents.list stops adding agents past this many bytes of JSON (and says so): its answer has a size. */
+export const MAX_LIST_BYTES = 1_048_576;
 
 /** WebSocket close code for a connection displaced by a newer one with the same clientId (4000-4999: application). */
 export const CLOSE_REPLACED = 4000;
@@ -161,29 +167,35 @@ export class AgentDirectory {
     this.calls.awaitReturn(agent);
   }
 
-  list(): AgentInfo[] {
-    const out: AgentInfo[] = [];
+  /** The connected agents, each with at most MAX_LISTED_TOOLS tools, up to MAX_LIST_BYTES of JSON. */
+  list(): AgentList {
+    const agents: AgentInfo[] = [];
+    let total = 0;
+    let bytes = 0;
     for (const agent of this.agents.values()) {
       if (agent.link === undefined) continue;
-      out.push({
+      total++;
+      const { tools, maxConcurrency, version } = agent.capabilities;
+      const info: AgentInfo = {
         clientId: agent.clientId,
-        status: !agent.ready
-          ? 'connected'
-          : agent.slots >= agent.capabilities.maxConcurrency
-            ? 'busy'
-            : 'ready',
+        status: !agent.ready ? 'connected' : agent.slots >= maxConcurrency ? 'busy' : 'ready',
         capabilities: {
-          tools: [...agent.capabilities.tools],
-          maxConcurrency: agent.capabilities.maxConcurrency,
-          version: agent.capabilities.version,
+          tools: tools.slice(0, MAX_LISTED_TOOLS),
+          toolCount: tools.length,
+          maxConcurrency,
+          version,
         },
         inFlight: agent.slots,
         connectedAt: agent.connectedAt.toISOString(),
         remoteAddress: agent.remoteAddress,
         lastStatus: agent.lastStatus ?? null,
-      });
+      };
+      const size = Buffer.byteLength(JSON.stringify(info)) + 1;
+      if (bytes + size > MAX_LIST_BYTES) continue;
+      bytes += size;
+      agents.push(info);
     }
-    return out;
+    return { agents, total, truncated: agents.length < total };
   }
 
   /** The connected agent with this clientId, or the error that names the connected ones. */

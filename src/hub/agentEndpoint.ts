@@ -12,6 +12,10 @@ import { refuseUpgrade } from '../ws/upgradeRouter.js';
 export const AGENTS_PATH = '/agents';
 /** Open agent sockets, registered or not, past which handshakes get 503: each holds memory and a timer. */
 export const MAX_AGENT_CONNECTIONS = 256;
+/** Unregistered sockets one address may hold: an agent registers right after welcome, so more is a flood (or a fleet restarting, which retries). */
+export const MAX_UNREGISTERED_PER_ADDRESS = 16;
+/** Unregistered sockets in all: past it the oldest goes, so sockets that never register cannot crowd out agents. */
+export const MAX_UNREGISTERED_CONNECTIONS = 64;
 /** On shutdown, agents get this long to finish the close handshake before their sockets are cut. */
 const CLOSE_WAIT_MS = 1000;
 
@@ -39,6 +43,9 @@ function canonicalOrigin(value: string): string | undefined {
 export class AgentEndpoint {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<AgentConnection>();
+  /** Sockets that have not registered yet, oldest first (a Set keeps insertion order). */
+  private readonly unregistered = new Set<AgentConnection>();
+  private readonly unregisteredByAddress = new Map<string, Set<AgentConnection>>();
   private readonly parser = new ProtocolParser();
   private readonly allowedOrigins: Set<string>;
   private readonly heartbeat: NodeJS.Timeout;
@@ -76,6 +83,15 @@ export class AgentEndpoint {
       );
       return;
     }
+    // Sockets that never register are the ones that lose: a new handshake evicts the oldest
+    // unregistered socket of its address, or of all, before it is refused.
+    const sameAddress = this.unregisteredByAddress.get(remoteAddress);
+    if (sameAddress !== undefined && sameAddress.size >= MAX_UNREGISTERED_PER_ADDRESS)
+      this.evictOldest(sameAddress, `${MAX_UNREGISTERED_PER_ADDRESS} unregistered sockets from its address`);
+    if (this.unregistered.size >= MAX_UNREGISTERED_CONNECTIONS)
+      this.evictOldest(this.unregistered, `${MAX_UNREGISTERED_CONNECTIONS} unregistered sockets in all`);
+    if (this.connections.size >= MAX_AGENT_CONNECTIONS && this.unregistered.size > 0)
+      this.evictOldest(this.unregistered, `${MAX_AGENT_CONNECTIONS} agent sockets in all`);
     if (this.connections.size >= MAX_AGENT_CONNECTIONS) {
       logger.warn(
         { remoteAddress, limit: MAX_AGENT_CONNECTIONS },
@@ -85,16 +101,46 @@ export class AgentEndpoint {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new AgentConnection(ws, remoteAddress, {
+      const connection: AgentConnection = new AgentConnection(ws, remoteAddress, {
         serverId: this.serverId,
         parser: this.parser,
         registry: this.registry,
         logger,
+        onRegistered: () => this.registered(connection),
       });
       this.connections.add(connection);
-      ws.once('close', () => this.connections.delete(connection));
+      this.unregistered.add(connection);
+      let mine = this.unregisteredByAddress.get(remoteAddress);
+      if (mine === undefined) this.unregisteredByAddress.set(remoteAddress, (mine = new Set()));
+      mine.add(connection);
+      ws.once('close', () => {
+        this.connections.delete(connection);
+        this.registered(connection);
+      });
     });
   };
+
+  /** The socket registered (or closed): it no longer counts as unregistered. */
+  private registered(connection: AgentConnection): void {
+    this.unregistered.delete(connection);
+    const mine = this.unregisteredByAddress.get(connection.remoteAddress);
+    mine?.delete(connection);
+    if (mine?.size === 0) this.unregisteredByAddress.delete(connection.remoteAddress);
+  }
+
+  /** Cuts the oldest unregistered socket of the set, freeing its place now (its close event follows). */
+  private evictOldest(from: Set<AgentConnection>, why: string): void {
+    const oldest = from.values().next();
+    if (oldest.done === true) return;
+    const connection = oldest.value;
+    this.options.logger.warn(
+      { remoteAddress: connection.remoteAddress, why },
+      'unregistered agent socket evicted for a new handshake',
+    );
+    this.connections.delete(connection);
+    this.registered(connection);
+    connection.terminate();
+  }
 
   /** Pings every socket; one silent for longer than the connection timeout is cut (its close follows). */
   private sweep(): void {

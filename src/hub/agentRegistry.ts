@@ -7,8 +7,8 @@ import { AgentUnavailableError } from './hubErrors.js';
 import type {
   Agent,
   AgentHooks,
-  AgentInfo,
   AgentLink,
+  AgentList,
   AgentRegistryOptions,
   EvaluateRequest,
   EvaluationAnswer,
@@ -20,7 +20,13 @@ import { PendingCalls, UNAVAILABLE_RETRY_AFTER_MS } from './pendingCalls.js';
 import { evaluateParams, type AgentReply } from './protocol.js';
 import { SlotScheduler } from './slotScheduler.js';
 
-export { CLOSE_REPLACED, NO_SECRET_REASON, UUID_RE } from './agentDirectory.js';
+export {
+  CLOSE_REPLACED,
+  MAX_LIST_BYTES,
+  MAX_LISTED_TOOLS,
+  NO_SECRET_REASON,
+  UUID_RE,
+} from './agentDirectory.js';
 export { TIMEOUT_MARGIN_MS } from './pendingCalls.js';
 export { MAX_QUEUED_EVALUATIONS } from './slotScheduler.js';
 export type { AgentReply } from './protocol.js';
@@ -29,6 +35,7 @@ export type {
   AgentHooks,
   AgentInfo,
   AgentLink,
+  AgentList,
   AgentRegistryOptions,
   AgentState,
   EvaluateRequest,
@@ -96,7 +103,7 @@ export class AgentRegistry {
     this.directory.disconnected(link, why);
   }
 
-  list(): AgentInfo[] {
+  list(): AgentList {
     return this.directory.list();
   }
 

@@ -15,18 +15,24 @@ export class AgentNotFoundError extends ServiceError {
   }
 }
 
+/** Tools an UNKNOWN_TOOL error names at most (with the total count): 250 agents × 200 tools made it 20 MB. */
+export const MAX_NAMED_TOOLS = 20;
+
 export class UnknownToolError extends ServiceError {
   constructor(
     readonly tool: string,
     readonly clientId: string | undefined,
-    readonly tools: string[],
+    offered: readonly string[],
   ) {
+    const tools = offered.slice(0, MAX_NAMED_TOOLS);
+    const more = offered.length - tools.length;
+    const named = `${tools.join(', ') || 'nothing'}${more > 0 ? ` and ${more} more (agents.list shows each agent's)` : ''}`;
     super(
       'UNKNOWN_TOOL',
       clientId === undefined
-        ? `No ready agent offers the tool ${tool}; the ready agents offer: ${tools.join(', ') || 'nothing'}.`
-        : `Agent ${clientId} does not offer the tool ${tool}; it offers: ${tools.join(', ') || 'nothing'}.`,
-      { tool, clientId, tools },
+        ? `No ready agent offers the tool ${tool}; the ready agents offer: ${named}.`
+        : `Agent ${clientId} does not offer the tool ${tool}; it offers: ${named}.`,
+      { tool, clientId, tools, toolCount: offered.length },
     );
   }
 }

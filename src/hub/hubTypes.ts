@@ -37,11 +37,19 @@ export interface AgentInfo {
   clientId: string;
   /** connected: registered, no ready yet; ready: has a free slot; busy: every maxConcurrency slot taken. */
   status: AgentState;
-  capabilities: AgentCapabilities;
+  /** Its tools up to a cap, and how many it offers in all. */
+  capabilities: AgentCapabilities & { toolCount: number };
   inFlight: number;
   connectedAt: string;
   remoteAddress: string;
   lastStatus: StatusUpdate | null;
+}
+
+/** agents.list's answer: bounded in size, so it says how many agents there are and whether all are shown. */
+export interface AgentList {
+  agents: AgentInfo[];
+  total: number;
+  truncated: boolean;
 }
 
 export interface EvaluateRequest {

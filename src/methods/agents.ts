@@ -13,7 +13,10 @@ const ClientId = Type.String({
 });
 
 const Capabilities = Type.Object({
-  tools: Type.Array(Type.String(), { description: 'Tools the agent runs.' }),
+  tools: Type.Array(Type.String(), {
+    description: 'Tools the agent runs: the first 20 it registered (toolCount says how many in all).',
+  }),
+  toolCount: Type.Integer({ description: 'How many tools the agent offers in all.' }),
   maxConcurrency: Type.Integer({ description: 'Evaluations it runs at once.' }),
   version: Type.String({ description: 'The agent version it reported.' }),
 });
@@ -53,6 +56,8 @@ const ModelConfig = Type.Object(
 export const agentsList = defineMethod({
   name: 'agents.list',
   summary: 'List the evaluation agents connected on /agents, with their status, tools and load',
+  description:
+    'Each agent shows at most 20 of its tools (capabilities.toolCount counts them all); the answer stops adding agents past 1 MiB of JSON, with truncated: true and total counting every connected agent.',
   params: {},
   result: Type.Object({
     agents: Type.Array(
@@ -81,11 +86,13 @@ export const agentsList = defineMethod({
         ),
       }),
     ),
+    total: Type.Integer({ description: 'Agents connected, listed or not.' }),
+    truncated: Type.Boolean({ description: 'True when the size cap left some connected agents out.' }),
   }),
   errors: [],
   readOnly: true,
   async handler(_params, { services }) {
-    return { agents: services.agents.list() };
+    return services.agents.list();
   },
 });
 

@@ -934,7 +934,7 @@ describe('AgentRegistry (domain)', () => {
     }
     expect(NO_SECRET_REASON).toMatch(/AGENT_SECRET/);
     expect(reg.ready(rogue)).toBe(false);
-    expect(reg.list()).toEqual([]);
+    expect(reg.list().agents).toEqual([]);
     await expect(
       reg.evaluate({ tool: 'echo', input: {}, timeout: 1000, model: { main_model: { api_key: MODEL_KEY } } }),
     ).rejects.toBeInstanceOf(AgentNotFoundError);
@@ -961,7 +961,7 @@ describe('AgentRegistry (domain)', () => {
       replaced: true,
     });
     expect(first.closedWith).toBe(CLOSE_REPLACED);
-    expect(reg.list()).toHaveLength(1);
+    expect(reg.list().agents).toHaveLength(1);
     reg.close();
   });
 
