@@ -14,6 +14,7 @@ import { EvaluationLog } from '../../src/hub/evaluationLog.js';
 import { MAX_NAMED_TOOLS } from '../../src/hub/hubErrors.js';
 import { AGENT_FRAME_BURST } from '../../src/hub/frameRateLimit.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { agentsList } from '../../src/methods/agents.js';
 import { Inbox } from '../helpers/inbox.js';
 import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -206,6 +207,9 @@ describe('answers that grew with every tool of every agent', () => {
         message: worst.repeat(1000),
       });
     }
+    // The method's description (a method may not import the hub) states the same caps.
+    expect(agentsList.description).toContain(`at most ${MAX_LISTED_TOOLS} of its tools`);
+    expect(agentsList.description).toContain(`${MAX_LIST_BYTES / 1_048_576} MiB`);
     const list = reg.list();
     expect(list.total).toBe(256);
     expect(list.truncated).toBe(true);
