@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, type ClientOptions } from 'ws';
+import { REGISTER_TIMEOUT_MS } from '../../src/hub/agentConnection.js';
 import { MAX_UNREGISTERED_PER_ADDRESS } from '../../src/hub/agentEndpoint.js';
 import {
   AgentRegistry,
@@ -107,7 +108,8 @@ describe('sockets that never register', () => {
     expect(flood.length).toBeGreaterThan(0);
     await waitFor(
       () => flood.filter((s) => s.ws.readyState === WebSocket.OPEN).length <= MAX_UNREGISTERED_PER_ADDRESS,
-      10_000,
+      // Well inside the register timeout: the cap, not the timeout, cuts them.
+      REGISTER_TIMEOUT_MS / 2,
       'the flood to be cut down to the per-address cap',
     );
     const acks: Msg[] = [];
@@ -126,7 +128,7 @@ describe('sockets that never register', () => {
     expect(agent.ack.status).toBe('accepted');
     await waitFor(
       () => other.filter((s) => s.ws.readyState === WebSocket.OPEN).length <= MAX_UNREGISTERED_PER_ADDRESS,
-      10_000,
+      REGISTER_TIMEOUT_MS / 2,
       'the other address held to its cap',
     );
   });
