@@ -45,6 +45,15 @@ export function resolveBrowser(chromiumPath: string | undefined): ResolvedBrowse
   return { tried };
 }
 
+/**
+ * WebRTC is UDP (ICE checks with page-chosen bytes, STUN, TURN, mDNS for host candidates) and name
+ * look-ups through the system resolver, none of which passes the egress proxy. With this policy
+ * Chromium gathers no UDP candidate at all unless the proxy carries UDP (it does not): WebRTC may
+ * only use TURN over TCP, and that is a CONNECT the proxy checks. (Chromium 156 ignores the
+ * `--force-webrtc-ip-handling-policy` spelling.) test/integration/webrtc.test.ts proves each vector.
+ */
+export const WEBRTC_LAUNCH_ARGS: readonly string[] = ['--webrtc-ip-handling-policy=disable_non_proxied_udp'];
+
 /** Chromium flags: a closed network stalls Chromium's background services, so they are off. */
 export function launchArgs(runningAsRoot: boolean): string[] {
   const args = [
@@ -55,6 +64,7 @@ export function launchArgs(runningAsRoot: boolean): string[] {
     '--disable-default-apps',
     '--disable-domain-reliability',
     '--disable-quic',
+    ...WEBRTC_LAUNCH_ARGS,
   ];
   if (runningAsRoot) args.push('--no-sandbox');
   return args;

@@ -2,7 +2,7 @@
 // disables (Chromium honours only the last such switch) and adds the lean process model, and no
 // browser-UI WebUI renderer is started for a session's window.
 import { describe, expect, it } from 'vitest';
-import { LEAN_DISABLED_FEATURES } from '../../src/browser/browserResolve.js';
+import { LEAN_DISABLED_FEATURES, WEBRTC_LAUNCH_ARGS } from '../../src/browser/browserResolve.js';
 import { cmdline } from '../../bench/lib/proc.js';
 import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
 import { useServiceSuite } from '../helpers/suite.js';
@@ -28,6 +28,14 @@ describe('browser flags', () => {
     expect(playwrights.length).toBeGreaterThan(0);
     for (const feature of playwrights) expect(honoured).toContain(feature);
     for (const feature of LEAN_DISABLED_FEATURES) expect(honoured).toContain(feature);
+  });
+
+  it('WebRTC may not use UDP the egress proxy does not carry (webrtc.test.ts proves each vector)', () => {
+    const browsers = browserProcesses();
+    expect(browsers).toHaveLength(1);
+    const args = cmdline(browsers[0]?.pid ?? -1);
+    expect(WEBRTC_LAUNCH_ARGS).toEqual(['--webrtc-ip-handling-policy=disable_non_proxied_udp']);
+    for (const flag of WEBRTC_LAUNCH_ARGS) expect(args).toContain(flag);
   });
 
   it('sessions run without a browser-UI (top-chrome WebUI) renderer per window', async () => {
