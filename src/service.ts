@@ -235,6 +235,15 @@ export async function startService(
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // No page may spend the operator's rate limits or probe the API (the proxy refuses its own port itself).
+  policy.refuseOwnPort(port, config.host);
+  if (config.cdpUrl !== undefined) {
+    const cdp = new URL(config.cdpUrl);
+    policy.refuseOwnPort(
+      Number(cdp.port || (cdp.protocol === 'https:' || cdp.protocol === 'wss:' ? 443 : 80)),
+      cdp.hostname,
+    );
+  }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 

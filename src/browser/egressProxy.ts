@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -61,6 +62,8 @@ export class EgressProxy {
     this.server = server;
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('egress proxy has no TCP address');
+    // A page sending a request to the proxy itself would make it a second, unchecked hop.
+    this.policy.refuseOwnPort(address.port, '127.0.0.1');
     return `http://127.0.0.1:${address.port}`;
   }
 
@@ -70,6 +73,30 @@ export class EgressProxy {
     for (const socket of this.sockets) socket.destroy();
     this.agent.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * Resolves a name for an upstream connection, refusing it when the name leads to one of the
+   * service's own ports (an allowed name that resolves to 127.0.0.1, say): the policy judged the
+   * name as written, this judges where it goes. IP literals are not looked up; the policy judged them.
+   */
+  private lookupNotOwn(port: number): net.LookupFunction {
+    return (hostname, options, callback) => {
+      dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+        if (error !== null) return callback(error, []);
+        const own = addresses.find((a) => this.policy.isOwnEndpoint(a.address, port));
+        if (own !== undefined) {
+          const refused: NodeJS.ErrnoException = new Error(
+            `${hostname} resolves to ${own.address}:${port}, one of the service's own ports`,
+          );
+          refused.code = 'EOWNPORT';
+          return callback(refused, []);
+        }
+        const first = addresses[0];
+        if (options.all === true || first === undefined) return callback(null, addresses);
+        callback(null, first.address, first.family);
+      });
+    };
   }
 
   private refuse(res: http.ServerResponse, url: string, reason: string): void {
@@ -99,6 +126,7 @@ export class EgressProxy {
         path: url.pathname + url.search,
         headers,
         timeout: UPSTREAM_IDLE_TIMEOUT_MS,
+        lookup: this.lookupNotOwn(Number(url.port || 80)),
       },
       (up) => {
         const out: http.OutgoingHttpHeaders = {};
@@ -156,7 +184,7 @@ export class EgressProxy {
   }
 
   private tunnel(socket: Duplex, host: string, port: number, first: Buffer, reply: string | undefined): void {
-    const upstream = net.connect(port, host, () => {
+    const upstream = net.connect({ port, host, lookup: this.lookupNotOwn(port) }, () => {
       if (reply !== undefined) socket.write(reply);
       if (first.length > 0) upstream.write(first);
       upstream.pipe(socket);

@@ -1,3 +1,6 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { hostname as machineName, networkInterfaces } from 'node:os';
+
 /**
  * The navigation allow-list. The regex is matched against the canonical form of the URL (WHATWG
  * URL parsing), never the string the caller sent: `http://localhost@evil.test/` has host evil.test,
@@ -18,7 +21,36 @@ function parseAbsolute(raw: string): URL | PolicyVerdict {
 }
 
 export class UrlPolicy {
+  /** Ports of this machine no page may reach whatever the list says: the service's own, the egress proxy's. */
+  private readonly ownPorts = new Set<number>();
+  /** Names the service was bound to beyond the loopback spellings (HOST, the machine's name). */
+  private readonly ownHosts = new Set<string>([bareHost(machineName())]);
+
   constructor(readonly allowHostRegex: RegExp) {}
+
+  /**
+   * Refuses `port` on this machine from now on, whatever ALLOW_HOST_REGEX says: under any loopback
+   * spelling (localhost, *.localhost, 127.x.y.z, 0.0.0.0, [::1], [::], [::ffff:7f00:1]), any address
+   * of the machine's interfaces, its host name, and `bindHost` (the HOST the port listens on).
+   */
+  refuseOwnPort(port: number, bindHost: string): void {
+    this.ownPorts.add(port);
+    this.ownHosts.add(bareHost(bindHost));
+  }
+
+  /** Whether host:port (a URL's hostname, or an address a name resolved to) is one of the refused own ports. */
+  isOwnEndpoint(host: string, port: number): boolean {
+    if (!this.ownPorts.has(port)) return false;
+    const bare = bareHost(host);
+    if (bare === 'localhost' || bare.endsWith('.localhost') || this.ownHosts.has(bare)) return true;
+    const v4 = isIPv4(bare) ? bare : mappedIPv4(bare);
+    if (v4 !== undefined && (v4.startsWith('127.') || v4 === '0.0.0.0')) return true;
+    if (bare === '::1' || bare === '::') return true;
+    if (v4 === undefined && !isIPv6(bare)) return false;
+    return Object.values(networkInterfaces()).some((list) =>
+      (list ?? []).some((i) => bareHost(i.address) === bare || i.address === v4),
+    );
+  }
 
   /** For a URL a caller asks to open (page.goto, tabs.open): only http(s) on the list, or about:blank. */
   checkNavigation(raw: string): PolicyVerdict {
@@ -65,6 +97,14 @@ export class UrlPolicy {
       bare.password = '';
       return { allowed: false, url: bare.href, reason: 'URLs with credentials (user:pass@) are not allowed' };
     }
+    const port = url.port === '' ? (scheme === 'https:' ? 443 : 80) : Number(url.port);
+    if (this.isOwnEndpoint(url.hostname, port)) {
+      return {
+        allowed: false,
+        url: url.href,
+        reason: `${url.host} is one of the service's own ports (its API or its egress proxy), which no page may reach`,
+      };
+    }
     // Match the canonical http(s) form, so a ws:// URL is judged by the same rule as its origin.
     const canonical =
       scheme === url.protocol ? url.href : `${scheme}//${url.host}${url.pathname}${url.search}`;
@@ -77,6 +117,24 @@ export class UrlPolicy {
     }
     return { allowed: true, url: url.href };
   }
+}
+
+/** A host without IPv6 brackets, lower case, without the trailing dot of a fully qualified name. */
+function bareHost(host: string): string {
+  return host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:127.0.0.1, canonically ::ffff:7f00:1). */
+function mappedIPv4(host: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (dotted?.[1] !== undefined) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (hex?.[1] === undefined || hex[2] === undefined) return undefined;
+  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 function sameHost(parsed: string, raw: string): boolean {
