@@ -164,6 +164,7 @@ export async function startService(
     cdpUrl: config.cdpUrl,
     connectTimeoutMs: config.cdpTimeoutMs,
     commandTimeoutMs: config.cdpTimeoutMs,
+    policy,
     logger,
   });
 

@@ -1,6 +1,8 @@
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
+import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Logger } from '../observability/logger.js';
+import { guardTab } from './tabGuard.js';
 import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';
 
 /** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
@@ -33,6 +35,8 @@ export interface CdpTabsOptions {
   connectTimeoutMs: number;
   /** Bound on every CDP command (open, close, list). */
   commandTimeoutMs: number;
+  /** The allow-list every tab the service opens or attaches is held to (guardTab). */
+  policy: UrlPolicy;
   logger: Logger;
 }
 
@@ -52,6 +56,8 @@ export class CdpTabs {
   private browser: Browser | undefined;
   private connecting: Promise<Browser> | undefined;
   private readonly targetIds = new WeakMap<Page, string>();
+  /** Pages guardTab has been installed on (over this connection; a new one starts unguarded). */
+  private readonly guarded = new WeakMap<Page, Promise<void>>();
   /** tabId → id of the session attached to it. */
   private readonly sessions = new Map<string, string>();
   private readonly attaching = new Map<string, Promise<string>>();
@@ -71,12 +77,38 @@ export class CdpTabs {
       }));
   }
 
-  /** Opens a tab on the URL (the caller checked it against the allow-list) and returns its id. */
+  /**
+   * Opens a tab on the URL (the caller checked it against the allow-list) and returns its id. The
+   * tab starts on about:blank and is guarded before it navigates, so the allow-list holds from its
+   * first request.
+   */
   async open(url: string, background: boolean): Promise<string> {
     const { targetId } = await this.command('tabs.open', (cdp) =>
-      cdp.send('Target.createTarget', { url, background }),
+      cdp.send('Target.createTarget', { url: 'about:blank', background }),
     );
+    const { page } = await this.page(targetId, 'tabs.open');
+    await this.guard(page);
+    if (url !== 'about:blank')
+      await page.goto(url, { waitUntil: 'commit', timeout: this.options.commandTimeoutMs });
     return targetId;
+  }
+
+  /** Installs guardTab on a page once; concurrent callers share the one installation. */
+  private guard(page: Page): Promise<void> {
+    let installed = this.guarded.get(page);
+    if (installed === undefined) {
+      installed = guardTab(page, this.options.policy);
+      this.guarded.set(page, installed);
+      // A popup is a page of its own, without the routes: guard it too (its first request may pass).
+      page.on('popup', (popup) => {
+        this.guard(popup).catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, 'could not guard a popup of a CDP tab'),
+        );
+      });
+      // A failed installation is retried by the next caller.
+      installed.catch(() => this.guarded.delete(page));
+    }
+    return installed;
   }
 
   /**
@@ -123,7 +155,9 @@ export class CdpTabs {
       const timeoutMs = PAGE_APPEAR_TIMEOUT_MS + this.options.commandTimeoutMs;
       let timedOut = false;
       const work = (async () => {
-        const sessionId = await adopt(await this.page(tabId));
+        const tab = await this.page(tabId, 'tabs.attach');
+        await this.guard(tab.page);
+        const sessionId = await adopt(tab);
         // Attached after the caller was told it failed: undo it, so no session nobody knows of lingers.
         if (timedOut) {
           await undo(sessionId);
@@ -241,7 +275,7 @@ export class CdpTabs {
     }
   }
 
-  private async page(tabId: string): Promise<TabPage> {
+  private async page(tabId: string, what: string): Promise<TabPage> {
     await this.requireTab(tabId);
     const browser = await this.connect();
     const deadline = Date.now() + PAGE_APPEAR_TIMEOUT_MS;
@@ -255,7 +289,7 @@ export class CdpTabs {
       }
       if (Date.now() >= deadline) {
         throw new DeadlineError(
-          'tabs.attach',
+          what,
           PAGE_APPEAR_TIMEOUT_MS,
           `: tab ${tabId} is listed by the browser but its page did not become reachable`,
         );

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { Route } from 'playwright-core';
 import type { SessionCaller } from '../browser/sessionOwners.js';
 import type { TabPage } from '../cdp/cdpTabs.js';
 import { defineMethod } from './defineSessionMethod.js';
@@ -94,29 +93,19 @@ export const tabsClose = defineMethod({
 });
 
 /**
- * Makes a tab a session: the session's buffers record it from now on, and every request it makes
- * is held to the allow-list by a page route (the CDP browser does not go through the egress proxy).
- * session.close, the idle janitor or the tab closing detach it; the tab itself stays the user's.
+ * Makes a tab a session: the session's buffers record it from now on. The tab was guarded before
+ * this (CdpTabs.attach: page route, WebSocket route, no WebRTC), since the CDP browser does not go
+ * through the egress proxy. session.close, the idle janitor or the tab closing detach it; the tab
+ * itself stays the user's, and stays guarded while the service is connected.
  */
-async function adoptTab(services: Services, tab: TabPage, owner: SessionCaller): Promise<string> {
+function adoptTab(services: Services, tab: TabPage, owner: SessionCaller): string {
   const { page, context, tabId } = tab;
-  const guard = (route: Route) => {
-    const verdict = services.policy.checkRequest(route.request().url());
-    return verdict.allowed ? route.fallback() : route.abort('blockedbyclient');
-  };
-  await page.route('**/*', guard);
   let sessionId = '';
-  const release = async () => {
+  const release = () => {
     services.tabs.detached(tabId, sessionId);
-    // The tab may be gone already (closed, browser lost): then there is no route left to remove.
-    await page.unroute('**/*', guard).catch(() => undefined);
+    return Promise.resolve();
   };
-  try {
-    sessionId = services.sessions.adopt(context, page, release, owner).id;
-  } catch (error) {
-    await page.unroute('**/*', guard).catch(() => undefined);
-    throw error;
-  }
+  sessionId = services.sessions.adopt(context, page, release, owner).id;
   return sessionId;
 }
 
@@ -136,7 +125,7 @@ export const tabsAttach = defineMethod({
   async handler(params, { services, principal }) {
     const sessionId = await services.tabs.attach(
       params.tabId,
-      (tab) => adoptTab(services, tab, principal),
+      (tab) => Promise.resolve(adoptTab(services, tab, principal)),
       (id) => services.sessions.get(id) !== undefined,
       async (id) => {
         await services.sessions.close(id);

@@ -1,5 +1,6 @@
 // tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up).
 import { spawn, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,9 @@ let cdpPort: number;
 let service: TestService;
 let fixture: FixtureServer;
 let decoy: FixtureServer;
+/** A UDP socket on 127.0.0.2 keeping every datagram WebRTC sends it. */
+let udpDecoy: dgram.Socket;
+const datagrams: Buffer[] = [];
 
 /** Starts Chromium with CDP on an ephemeral loopback port and reads the port from its stderr. */
 async function startChrome(): Promise<{ child: ChildProcess; port: number }> {
@@ -124,6 +128,12 @@ async function openTab(url: string, background = false): Promise<string> {
 beforeAll(async () => {
   fixture = await startFixtureServer();
   decoy = await startDecoyServer();
+  udpDecoy = dgram.createSocket('udp4');
+  udpDecoy.on('message', (message) => datagrams.push(message));
+  await new Promise<void>((resolve, reject) => {
+    udpDecoy.once('error', reject);
+    udpDecoy.bind(0, '127.0.0.2', () => resolve());
+  });
   const started = await startChrome();
   chrome = started.child;
   cdpPort = started.port;
@@ -135,6 +145,7 @@ afterAll(async () => {
   await stopChrome();
   await fixture?.close();
   await decoy?.close();
+  if (udpDecoy) await new Promise<void>((resolve) => udpDecoy.close(() => resolve()));
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
@@ -224,6 +235,70 @@ describe('tabs.* over CDP_URL', () => {
     expect(viaPage.result).toBe('refused');
     expect(decoy.hits).toEqual([]);
     await service.call('session.close', { session_id });
+  });
+
+  it('tabs.open holds the allow-list from the first request: a page reaching for the decoy on load gets nothing', async () => {
+    const tabId = await openTab(`${fixture.url}/leaks?target=${encodeURIComponent(decoy.url)}`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    const { result } = await service.call<{ result: { fetch: string; webSocket: string; webrtc: string } }>(
+      'page.evaluate',
+      { session_id, expression: '() => window.leaksReport' },
+    );
+    // The fetch and the WebSocket were refused before the tab was attached; WebRTC never existed.
+    expect(result.fetch).toBe('failed');
+    expect(result.webSocket).not.toBe('open');
+    expect(result.webrtc).toBe('undefined');
+    expect(decoy.hits).toEqual([]);
+    await service.call('tabs.close', { tabId });
+  });
+
+  it('a tab the service did not open: on attach, WebSockets outside the list and WebRTC are blocked in the current and next documents', async () => {
+    // A user's tab: made over Chromium's own endpoint, never through tabs.open.
+    const created = await fetch(`http://127.0.0.1:${cdpPort}/json/new?${fixture.url}/static`, {
+      method: 'PUT',
+    });
+    const { id: tabId } = (await created.json()) as { id: string };
+    await waitFor(
+      async () => (await chromeTabs()).some((t) => t.id === tabId && t.url.endsWith('/static')),
+      10_000,
+      'the user tab on /static',
+    );
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    const socket = await service.call<{ result: string }>('page.evaluate', {
+      session_id,
+      expression: `(u) => new Promise((resolve) => {
+        const ws = new WebSocket(u);
+        ws.onopen = () => resolve('open');
+        ws.onerror = () => resolve('failed');
+        ws.onclose = () => resolve('closed');
+      })`,
+      arg: `${decoy.url.replace(/^http/, 'ws')}/attached-ws`,
+    });
+    expect(socket.result).not.toBe('open');
+    expect(decoy.hits).toEqual([]);
+    const current = await service.call<{ result: string }>('page.evaluate', {
+      session_id,
+      expression: 'typeof RTCPeerConnection',
+    });
+    expect(current.result).toBe('undefined');
+
+    const port = (udpDecoy.address() as { port: number }).port;
+    await service.call('page.goto', {
+      session_id,
+      url: `${fixture.url}/webrtc?vector=host&host=127.0.0.2&port=${port}`,
+      waitUntil: 'load',
+    });
+    const next = await service.call<{ result: { supported: boolean; candidates: string[] } }>(
+      'page.evaluate',
+      {
+        session_id,
+        expression: '() => window.webrtcReport',
+      },
+    );
+    expect(next.result).toEqual({ supported: false, candidates: [] });
+    expect(datagrams).toEqual([]);
+    expect(decoy.hits).toEqual([]);
+    await service.call('tabs.close', { tabId });
   });
 
   it('session.close detaches without closing the tab; tabs.close closes it and ends its session', async () => {
