@@ -1,7 +1,12 @@
 // WebRTC is UDP the egress proxy never sees: a page could aim ICE checks (with page-chosen bytes),
 // STUN and TURN requests at any address. The service's Chromium sends none; a browser launched with
 // the same flags minus WEBRTC_LAUNCH_ARGS (the control) shows each vector does reach the decoy.
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import {
@@ -18,6 +23,48 @@ const CONTROL_DATAGRAM_TIMEOUT_MS = 20_000;
 
 /** ICE gathering ends at once when UDP is refused; a browser that tries an unanswering STUN/TURN server gives up within this. */
 const GATHERING_TIMEOUT_MS = 20_000;
+
+/** The namespace probe launches a browser and runs three vectors; past this it is stuck. */
+const NAMESPACE_PROBE_TIMEOUT_MS = 90_000;
+
+/**
+ * A network namespace of the test's own: lo plus an ifb device standing in for a LAN (this kernel
+ * has no dummy module), a multicast route on it so mDNS has somewhere to go, and /etc/resolv.conf
+ * bind-mounted (mount namespace) to a nameserver on 127.0.0.53 that webrtcNamespaceProbe.ts binds.
+ * Nothing in it can leave the machine.
+ */
+const NAMESPACE_SCRIPT = `set -e
+ip link set lo up
+ip link add lan0 type ifb
+ip addr add 10.9.9.1/24 dev lan0
+ip link set lan0 up
+ip route add 224.0.0.0/4 dev lan0
+mount --bind "$1" /etc/resolv.conf
+exec npx tsx test/integration/webrtcNamespaceProbe.ts "$2"`;
+
+interface NamespaceProbe {
+  dns: string[];
+  mdns: number;
+  decoy: number;
+  reports: Report[];
+}
+
+async function probeInNamespace(mode: 'service' | 'control'): Promise<NamespaceProbe> {
+  const dir = mkdtempSync(join(tmpdir(), 'webrtc-ns-'));
+  try {
+    const resolvConf = join(dir, 'resolv.conf');
+    writeFileSync(resolvConf, 'nameserver 127.0.0.53\n');
+    const { stdout } = await promisify(execFile)(
+      '/usr/bin/unshare',
+      ['-n', '-m', 'sh', '-c', NAMESPACE_SCRIPT, 'probe', resolvConf, mode],
+      { cwd: join(import.meta.dirname, '../..'), timeout: NAMESPACE_PROBE_TIMEOUT_MS },
+    );
+    const last = stdout.trim().split('\n').at(-1) ?? '';
+    return JSON.parse(last) as NamespaceProbe;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const VECTORS = ['host', 'stun', 'turn'] as const;
 type Vector = (typeof VECTORS)[number];
@@ -119,6 +166,24 @@ describe('WebRTC and UDP', () => {
       expect(decoy(vector).datagrams.length).toBe(0);
       // Gathering is complete: with UDP refused there is nothing to gather and nothing to check.
       expect(report).toEqual({ result: { supported: true, candidates: [] } });
+    },
+  );
+
+  it(
+    'in a network namespace of its own: no DNS query (stun:/turn: by name), no mDNS, no datagram; the control sends all three',
+    { timeout: 2 * NAMESPACE_PROBE_TIMEOUT_MS },
+    async () => {
+      const service = await probeInNamespace('service');
+      expect(service.reports).toEqual(VECTORS.map(() => ({ supported: true, candidates: [] })));
+      expect({ dns: service.dns, mdns: service.mdns, decoy: service.decoy }).toEqual({
+        dns: [],
+        mdns: 0,
+        decoy: 0,
+      });
+      const control = await probeInNamespace('control');
+      expect(control.dns.some((query) => query.includes('.exfil.test'))).toBe(true);
+      expect(control.mdns).toBeGreaterThan(0);
+      expect(control.decoy).toBeGreaterThan(0);
     },
   );
 
