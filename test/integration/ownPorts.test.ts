@@ -2,6 +2,7 @@
 // and however it spells loopback: no request of a page reaches /rpc (it would spend the operator's
 // rate limits), and none reaches the proxy as an origin server.
 import type { IncomingMessage } from 'node:http';
+import { hostname, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdline } from '../../bench/lib/proc.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
@@ -83,6 +84,20 @@ describe('the service’s own ports', () => {
     expect(ok.title).toBe('Static');
     await service.call('session.close', { session_id });
     expect(pageHits).toEqual([]);
+  });
+
+  it('the machine’s interface addresses and its name count as the machine (a HOST of 0.0.0.0 listens on them)', () => {
+    const policy = service.running.services.policy;
+    const addresses = Object.values(networkInterfaces()).flatMap((list) =>
+      (list ?? []).map((i) => i.address),
+    );
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const host of [...addresses, hostname(), '[::ffff:7f00:1]', 'localhost.']) {
+      expect(policy.isOwnEndpoint(host, service.running.port), host).toBe(true);
+      expect(policy.isOwnEndpoint(host, fixture.port), host).toBe(false);
+    }
+    // Another machine on an own port number is not the service.
+    expect(policy.isOwnEndpoint('198.51.100.7', service.running.port)).toBe(false);
   });
 
   it('a page fetching, framing and opening WebSockets to both ports reaches neither', async () => {
