@@ -1,3 +1,6 @@
+// Over ~300 lines on purpose: one class owns the lifecycle of every session (create from the pool,
+// adopt a tab, resolve for a caller, close, expire, lose with the browser), and each step reads the
+// same maps and counters under the same invariants; its ownership rules live in sessionOwners.ts.
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';

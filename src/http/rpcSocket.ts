@@ -1,3 +1,6 @@
+// Over ~300 lines on purpose: the handshake (origin, key, limits, socket caps) and the per-socket
+// loop (in-flight cap, back-pressure, heartbeat, answers by id) share one set of counters that must
+// be released together when a socket closes.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
