@@ -198,8 +198,15 @@ describe('tabs.* over CDP_URL', () => {
 
     const nav = await service.call<{ title: string }>('page.reload', { session_id });
     expect(nav.title).toBe('Projects');
-    const { text } = await service.call<{ text: string }>('page.text', { session_id, selector: 'main' });
-    expect(text).toContain('Apollo');
+    // /projects fills its list by fetch after load: wait for it rather than race it.
+    await waitFor(
+      async () =>
+        (await service.call<{ text: string }>('page.text', { session_id, selector: 'main' })).text.includes(
+          'Apollo',
+        ),
+      10_000,
+      'the project list of the attached tab',
+    );
     await service.call('page.click', { session_id, selector: "role=button[name='New Project']" });
     await service.call('page.fill', { session_id, selector: '#new-project-name', value: 'Zephyr' });
     const typed = await service.call<{ text: string }>('page.text', { session_id, selector: 'main' });
