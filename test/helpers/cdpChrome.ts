@@ -1,5 +1,4 @@
 // A second Chromium with CDP on an ephemeral loopback port, for tests of tabs.* (the CDP_URL browser).
-// The same set-up as test/integration/tabs.test.ts, which may move onto this helper.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

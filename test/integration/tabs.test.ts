@@ -1,19 +1,10 @@
 // tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up).
-import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveBrowser } from '../../src/browser/browserResolve.js';
 import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { startCdpChrome, type CdpChrome } from '../helpers/cdpChrome.js';
 import { startTestService, waitFor, type RpcCallError, type TestService } from '../helpers/testService.js';
-
-/** Chromium prints its DevTools endpoint on stderr within a few seconds; past this it did not start. */
-const CHROME_START_TIMEOUT_MS = 30_000;
-/** After SIGTERM, how long the test Chromium gets to exit before SIGKILL. */
-const CHROME_EXIT_TIMEOUT_MS = 5000;
 
 interface Tab {
   tabId: string;
@@ -22,8 +13,7 @@ interface Tab {
   session_id: string | null;
 }
 
-let chrome: ChildProcess | undefined;
-let profileDir: string;
+let chrome: CdpChrome | undefined;
 let cdpPort: number;
 let service: TestService;
 let fixture: FixtureServer;
@@ -31,69 +21,6 @@ let decoy: FixtureServer;
 /** A UDP socket on 127.0.0.2 keeping every datagram WebRTC sends it. */
 let udpDecoy: dgram.Socket;
 const datagrams: Buffer[] = [];
-
-/** Starts Chromium with CDP on an ephemeral loopback port and reads the port from its stderr. */
-async function startChrome(): Promise<{ child: ChildProcess; port: number }> {
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved)
-    throw new Error(`no Chromium for the CDP test; looked at ${resolved.tried.join(', ')}`);
-  profileDir = mkdtempSync(join(tmpdir(), 'cdp-profile-'));
-  const args = [
-    '--headless=new',
-    '--remote-debugging-port=0',
-    '--remote-debugging-address=127.0.0.1',
-    `--user-data-dir=${profileDir}`,
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    'about:blank',
-  ];
-  // Its own process group, so its renderers go with it when the test kills it.
-  const child = spawn(resolved.executablePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(
-      () =>
-        reject(
-          new Error(`Chromium printed no DevTools endpoint within ${CHROME_START_TIMEOUT_MS} ms:\n${seen}`),
-        ),
-      CHROME_START_TIMEOUT_MS,
-    );
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const m = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(seen);
-      if (m?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Chromium exited with ${code}:\n${seen}`));
-    });
-  });
-  return { child, port };
-}
-
-async function stopChrome(): Promise<void> {
-  const child = chrome;
-  chrome = undefined;
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(-child.pid, 'SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const forced = await Promise.race([
-    exited.then(() => false),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), CHROME_EXIT_TIMEOUT_MS))),
-  ]);
-  clearTimeout(timer);
-  if (forced) {
-    process.kill(-child.pid, 'SIGKILL');
-    await exited;
-  }
-}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -134,19 +61,17 @@ beforeAll(async () => {
     udpDecoy.once('error', reject);
     udpDecoy.bind(0, '127.0.0.2', () => resolve());
   });
-  const started = await startChrome();
-  chrome = started.child;
-  cdpPort = started.port;
+  chrome = await startCdpChrome();
+  cdpPort = Number(new URL(chrome.url).port);
   service = await startTestService({ CDP_URL: `http://127.0.0.1:${cdpPort}`, CDP_TIMEOUT_MS: '10000' });
 });
 
 afterAll(async () => {
   await service?.close();
-  await stopChrome();
+  await chrome?.stop();
   await fixture?.close();
   await decoy?.close();
   if (udpDecoy) await new Promise<void>((resolve) => udpDecoy.close(() => resolve()));
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 describe('tabs.* over CDP_URL', () => {
