@@ -270,6 +270,36 @@ export interface PagePressResult {
   ok: boolean;
 }
 
+/** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs, in pages of maxChars. */
+export interface PageSnapshotParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only the subtree of the first element this selector matches (default: the whole page). */
+  selector?: string;
+  /** Characters at most in this answer, cut at a line end (default 20000). */
+  maxChars?: number;
+  /** The cursor of a previous answer: continue that snapshot instead of taking a new one. */
+  cursor?: string;
+  /** Milliseconds to wait for the snapshot (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.snapshot. */
+export interface PageSnapshotResult {
+  /** The snapshot lines of this page of the answer. */
+  snapshot: string;
+  /** Counts the snapshots of this session; a cursor belongs to one. */
+  revision: number;
+  /** Pass it back to read on; null when this answer reached the end. */
+  cursor: string | null;
+  /** Characters of the whole snapshot. */
+  length: number;
+  /** An estimate of the tokens in snapshot (characters / 4). */
+  approxTokens: number;
+  /** The page URL. */
+  url: string;
+}
+
 /** Params of logs.pull: Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull. */
 export interface LogsPullParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -612,6 +642,7 @@ export interface RpcMethods {
   'page.click': { params: PageClickParams; result: PageClickResult; paramsOptional: false };
   'page.fill': { params: PageFillParams; result: PageFillResult; paramsOptional: false };
   'page.press': { params: PagePressParams; result: PagePressResult; paramsOptional: false };
+  'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
@@ -649,6 +680,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.click',
   'page.fill',
   'page.press',
+  'page.snapshot',
   'logs.pull',
   'network.pull',
   'screenshot',
@@ -670,6 +702,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'page.waitFor',
   'page.text',
   'page.content',
+  'page.snapshot',
   'screenshot',
   'find.byRole',
   'axe.run',
@@ -726,6 +759,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
   'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
   'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
   screenshot: ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'INVALID_PARAMS'],
@@ -844,6 +878,15 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
      */
     press: (params: PagePressParams, options?: CallOptions) => Promise<PagePressResult>;
+    /**
+     * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs, in pages of maxChars.
+     *
+     * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). Every answer has a revision; when it stops at maxChars, cursor continues the same snapshot from where it stopped (a cursor of an older snapshot is refused).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     */
+    snapshot: (params: PageSnapshotParams, options?: CallOptions) => Promise<PageSnapshotResult>;
   };
   logs: {
     /**
@@ -990,6 +1033,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       click: (params, options) => call('page.click', params, options),
       fill: (params, options) => call('page.fill', params, options),
       press: (params, options) => call('page.press', params, options),
+      snapshot: (params, options) => call('page.snapshot', params, options),
     },
     logs: {
       pull: (params, options) => call('logs.pull', params, options),

@@ -15,6 +15,7 @@ import {
 } from './navigation.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
+import type { StoredSnapshot } from './pageSnapshot.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
@@ -62,6 +63,8 @@ export class Session implements NavigationTarget {
   private readonly lock = new Mutex();
   private popups = 0;
   private lastTitle = '';
+  /** The last page.snapshot, which a cursor continues; its revision counts snapshots of the session. */
+  snapshot: StoredSnapshot | undefined;
   /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
   private replacing = false;
   /** Why the session ended; set by the registry. A call queued behind the lock then fails. */

@@ -5,6 +5,7 @@ import { findMethods } from './find.js';
 import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
 import { pageMethods } from './page.js';
+import { pageSnapshotMethods } from './pageSnapshot.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
 import { sessionMethods } from './session.js';
@@ -14,6 +15,7 @@ import { tabMethods } from './tabs.js';
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...pageMethods,
+  ...pageSnapshotMethods,
   ...logsMethods,
   ...networkMethods,
   ...screenshotMethods,

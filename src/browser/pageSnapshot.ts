@@ -1,0 +1,78 @@
+import type { Page } from 'playwright-core';
+import { ServiceError } from '../errors/serviceError.js';
+
+/**
+ * A snapshot longer than this is kept cut: the service holds the last one per session so a caller
+ * can read it on with a cursor, and a page of any size must not hold megabytes per session.
+ */
+export const MAX_SNAPSHOT_CHARS = 2_000_000;
+/** Characters per token, roughly, for English text and YAML-ish snapshots: an estimate, said so. */
+const CHARS_PER_TOKEN = 4;
+
+/** The last snapshot of a session: what a cursor continues. */
+export interface StoredSnapshot {
+  revision: number;
+  text: string;
+}
+
+export interface SnapshotPage {
+  /** The snapshot lines from `offset`, cut at a line end within maxChars (at least one line). */
+  text: string;
+  /** Where the next page starts, or null when this one reached the end. */
+  next: number | null;
+  approxTokens: number;
+}
+
+/**
+ * The page (or the subtree a selector names) as an agent reads it: Playwright's AI aria snapshot,
+ * with roles, names, states (checked, selected, expanded, disabled), input values, link targets,
+ * iframes stitched in, and `[ref=…]` handles.
+ */
+export async function ariaSnapshotOf(
+  page: Page,
+  selector: string | undefined,
+  timeout: number,
+): Promise<string> {
+  const text =
+    selector === undefined
+      ? await page.ariaSnapshot({ mode: 'ai', timeout })
+      : await page.locator(selector).first().ariaSnapshot({ mode: 'ai', timeout });
+  return text.length > MAX_SNAPSHOT_CHARS
+    ? `${text.slice(0, MAX_SNAPSHOT_CHARS)}\n- text: "[snapshot cut at ${MAX_SNAPSHOT_CHARS} characters]"`
+    : text;
+}
+
+/** One page of a snapshot from `offset`, ending on a line boundary within maxChars. */
+export function pageOf(text: string, offset: number, maxChars: number): SnapshotPage {
+  const rest = text.slice(offset);
+  if (rest.length <= maxChars) return { text: rest, next: null, approxTokens: tokens(rest) };
+  const cut = rest.lastIndexOf('\n', maxChars);
+  // A single line longer than the budget is cut inside the line rather than never returned.
+  const end = cut > 0 ? cut + 1 : maxChars;
+  const text_ = rest.slice(0, end);
+  return { text: text_, next: offset + end, approxTokens: tokens(text_) };
+}
+
+function tokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/** A cursor names the snapshot and the offset it continues: `<revision>:<offset>`. */
+export function encodeCursor(revision: number, offset: number): string {
+  return `${revision}:${offset}`;
+}
+
+/** The offset a cursor continues in the stored snapshot, or an error that says to take a new one. */
+export function offsetOf(cursor: string, stored: StoredSnapshot | undefined): number {
+  const m = /^(\d+):(\d+)$/.exec(cursor);
+  const revision = Number(m?.[1]);
+  const offset = Number(m?.[2]);
+  if (m === null || stored === undefined || revision !== stored.revision || offset > stored.text.length) {
+    throw new ServiceError(
+      'INVALID_PARAMS',
+      `The cursor ${cursor.slice(0, 40)} does not continue this session's last snapshot${stored === undefined ? '' : ` (revision ${stored.revision})`}: take a new snapshot with page.snapshot.`,
+      { cursor: cursor.slice(0, 40), revision: stored?.revision ?? null },
+    );
+  }
+  return offset;
+}
