@@ -214,12 +214,14 @@ export interface PageEvaluateResult {
   result: unknown;
 }
 
-/** Params of page.click: Click the element a selector matches (waits until it is visible, stable and enabled). */
+/** Params of page.click: Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled). */
 export interface PageClickParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. */
-  selector: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
   /** Mouse button (default left). */
   button?: 'left' | 'right' | 'middle';
   /** Keys held during the click. */
@@ -238,8 +240,10 @@ export interface PageClickResult {
 export interface PageFillParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. */
-  selector: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
   /** The text to put in the field (replaces its content). */
   value: string;
   /** Milliseconds to wait for the element (default 15000). */
@@ -256,8 +260,10 @@ export interface PageFillResult {
 export interface PagePressParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. */
-  selector: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
   /** A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a. */
   key: string;
   /** Milliseconds to wait for the element (default 15000). */
@@ -741,6 +747,8 @@ export const RPC_ERROR_CODES = {
   NAVIGATION_BLOCKED: -32011,
   /** No connected, ready agent with that client id. */
   AGENT_NOT_FOUND: -32012,
+  /** The ref is not in the last page.snapshot of this document (the page navigated, or the element is gone): take a new snapshot. */
+  STALE_REF: -32013,
 } as const;
 
 export type RpcErrorName = keyof typeof RPC_ERROR_CODES;
@@ -756,9 +764,9 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.text': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
   'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
   'page.evaluate': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
-  'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
@@ -858,24 +866,24 @@ export interface RpcApi {
      */
     evaluate: (params: PageEvaluateParams, options?: CallOptions) => Promise<PageEvaluateResult>;
     /**
-     * Click the element a selector matches (waits until it is visible, stable and enabled).
+     * Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     click: (params: PageClickParams, options?: CallOptions) => Promise<PageClickResult>;
     /**
      * Fill an input, textarea or contenteditable element with a value.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     fill: (params: PageFillParams, options?: CallOptions) => Promise<PageFillResult>;
     /**
      * Focus an element and press a key or chord (Enter, Tab, Control+A …).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     press: (params: PagePressParams, options?: CallOptions) => Promise<PagePressResult>;
     /**

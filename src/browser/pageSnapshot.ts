@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 
 /**
@@ -13,6 +13,34 @@ const CHARS_PER_TOKEN = 4;
 export interface StoredSnapshot {
   revision: number;
   text: string;
+  /** The session's document count when it was taken: a navigation since makes its refs stale. */
+  document: number;
+}
+
+/** A ref as page.snapshot writes it: e12, or f1e3 inside a frame. */
+export const REF_PATTERN = '^(f[0-9]+)?e[0-9]+$';
+
+/** The element a ref names, when it is in this session's last snapshot and its document. */
+export async function refLocator(
+  page: Page,
+  stored: StoredSnapshot | undefined,
+  currentDocument: number,
+  ref: string,
+): Promise<Locator> {
+  const stale = (why: string) =>
+    new ServiceError(
+      'STALE_REF',
+      `The ref ${ref} ${why}: take a new snapshot with page.snapshot and use a ref from it.`,
+      { ref, revision: stored?.revision ?? null },
+    );
+  if (stored === undefined) throw stale('comes from no snapshot of this session');
+  if (stored.document !== currentDocument) throw stale('is from a page this session has navigated away from');
+  if (!stored.text.includes(`[ref=${ref}]`))
+    throw stale(`is not in the last snapshot (revision ${stored.revision})`);
+  const locator = page.locator(`aria-ref=${ref}`);
+  // Playwright keeps the element the ref named; one that left the page matches nothing, never another.
+  if ((await locator.count()) === 0) throw stale('names an element that is no longer on the page');
+  return locator;
 }
 
 export interface SnapshotPage {

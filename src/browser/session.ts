@@ -1,4 +1,5 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { ServiceError } from '../errors/serviceError.js';
 import { Mutex } from './mutex.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
@@ -15,7 +16,7 @@ import {
 } from './navigation.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
-import type { StoredSnapshot } from './pageSnapshot.js';
+import { refLocator, type StoredSnapshot } from './pageSnapshot.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
@@ -32,6 +33,7 @@ const ADOPTED_PAGE_EVENTS = [
   'dialog',
   'crash',
   'load',
+  'framenavigated',
   'request',
   'requestfinished',
   'close',
@@ -65,6 +67,8 @@ export class Session implements NavigationTarget {
   private lastTitle = '';
   /** The last page.snapshot, which a cursor continues; its revision counts snapshots of the session. */
   snapshot: StoredSnapshot | undefined;
+  /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
+  document = 0;
   /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
   private replacing = false;
   /** Why the session ended; set by the registry. A call queued behind the lock then fails. */
@@ -143,6 +147,9 @@ export class Session implements NavigationTarget {
       this.crashed = true;
       this.signals.pageError('The page crashed (renderer process died); the next call opens a fresh page.');
     });
+    page.on('framenavigated', (frame) => {
+      if (page === this.page && frame === page.mainFrame()) this.document++;
+    });
     page.on('load', () => {
       if (page === this.page)
         page.title().then(
@@ -159,6 +166,26 @@ export class Session implements NavigationTarget {
    */
   settle(timeoutMs: number): Promise<void> {
     return this.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
+  }
+
+  /**
+   * The element an action targets: a Playwright selector (its first match), or a ref from this
+   * session's last page.snapshot of the current document. Exactly one of the two.
+   */
+  async target(selector: string | undefined, ref: string | undefined): Promise<Locator> {
+    if ((selector === undefined) === (ref === undefined)) {
+      throw new ServiceError(
+        'INVALID_PARAMS',
+        'Give exactly one of selector and ref: a Playwright selector, or a ref from page.snapshot.',
+        {
+          errors: [
+            { path: '/', message: 'must have exactly one of selector and ref', keyword: 'oneOf', params: {} },
+          ],
+        },
+      );
+    }
+    if (ref !== undefined) return refLocator(this.page, this.snapshot, this.document, ref);
+    return this.page.locator(selector ?? '');
   }
 
   /** A line of the service's own in the session's console log (popups, dialogs, recoveries). */
@@ -210,6 +237,7 @@ export class Session implements NavigationTarget {
       this.replacing = false;
     }
     this.tracker = new NetworkTracker(this.page);
+    this.document++;
     this.attachPage(this.page);
     this.crashed = false;
     await old.close({ runBeforeUnload: false }).catch(() => undefined);

@@ -17,6 +17,7 @@ export const ERRORS = {
   SESSION_NOT_FOUND: { code: -32010, message: 'Session not found' },
   NAVIGATION_BLOCKED: { code: -32011, message: 'Navigation blocked by the allow-list' },
   AGENT_NOT_FOUND: { code: -32012, message: 'Agent not found' },
+  STALE_REF: { code: -32013, message: 'The element ref is not on the page any more' },
 } as const;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -39,6 +40,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   SESSION_NOT_FOUND: 'Unknown, closed or expired session_id; call session.create for a new one.',
   NAVIGATION_BLOCKED: 'The URL (or a redirect, frame, popup or subresource of it) is outside the allow-list.',
   AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',
+  STALE_REF:
+    'The ref is not in the last page.snapshot of this document (the page navigated, or the element is gone): take a new snapshot.',
 };
 
 /** The catalogue name of a JSON-RPC code, when it has one (an agent may answer with any code). */

@@ -13,6 +13,7 @@ import {
   NavigationResult,
   Ok,
   Selector,
+  Target,
   WaitUntil,
   timeoutParam,
 } from './params.js';
@@ -209,9 +210,10 @@ const Modifier = Type.Union([
 
 export const pageClick = defineSessionMethod({
   name: 'page.click',
-  summary: 'Click the element a selector matches (waits until it is visible, stable and enabled)',
+  summary:
+    'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
   params: {
-    selector: Selector,
+    ...Target,
     button: Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
       default: 'left',
       description: 'Mouse button (default left).',
@@ -222,10 +224,12 @@ export const pageClick = defineSessionMethod({
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
   result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
-    await session.page.locator(params.selector).click({
+    await (
+      await session.target(params.selector, params.ref)
+    ).click({
       button: params.button,
       modifiers: params.modifiers,
       timeout: params.timeout,
@@ -238,7 +242,7 @@ export const pageFill = defineSessionMethod({
   name: 'page.fill',
   summary: 'Fill an input, textarea or contenteditable element with a value',
   params: {
-    selector: Selector,
+    ...Target,
     value: Type.String({
       maxLength: 1_000_000,
       description: 'The text to put in the field (replaces its content).',
@@ -246,10 +250,10 @@ export const pageFill = defineSessionMethod({
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
   result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
-    await session.page.locator(params.selector).fill(params.value, { timeout: params.timeout });
+    await (await session.target(params.selector, params.ref)).fill(params.value, { timeout: params.timeout });
     return { ok: true };
   },
 });
@@ -258,7 +262,7 @@ export const pagePress = defineSessionMethod({
   name: 'page.press',
   summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
   params: {
-    selector: Selector,
+    ...Target,
     key: Type.String({
       minLength: 1,
       maxLength: 100,
@@ -267,10 +271,10 @@ export const pagePress = defineSessionMethod({
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
   result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED'],
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
-    await session.page.locator(params.selector).press(params.key, { timeout: params.timeout });
+    await (await session.target(params.selector, params.ref)).press(params.key, { timeout: params.timeout });
     return { ok: true };
   },
 });

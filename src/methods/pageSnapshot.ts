@@ -53,7 +53,7 @@ export const pageSnapshot = defineSessionMethod({
     if (params.cursor !== undefined) offset = offsetOf(params.cursor, stored);
     else {
       const text = await ariaSnapshotOf(session.page, params.selector, params.timeout);
-      stored = { revision: (stored?.revision ?? 0) + 1, text };
+      stored = { revision: (stored?.revision ?? 0) + 1, text, document: session.document };
       session.snapshot = stored;
     }
     if (stored === undefined) throw new Error('page.snapshot has no snapshot to answer from');

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { REF_PATTERN } from '../browser/pageSnapshot.js';
 
 /** Playwright's own defaults for the seed's actions and navigations. */
 export const ACTION_TIMEOUT_MS = 15_000;
@@ -62,3 +63,17 @@ export const NavigationResult = Type.Object({
     },
   ),
 });
+
+/** A ref from page.snapshot: e12, or f1e3 for an element inside a frame. */
+export const Ref = Type.String({
+  pattern: REF_PATTERN,
+  maxLength: 32,
+  description:
+    'An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere.',
+});
+
+/** What an action acts on: exactly one of selector and ref (the action says which is missing). */
+export const Target = {
+  selector: Type.Optional({ ...Selector, description: `${Selector.description} Give this or ref.` }),
+  ref: Type.Optional(Ref),
+};

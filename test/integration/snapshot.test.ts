@@ -82,3 +82,72 @@ describe('page.snapshot', () => {
     await suite.service.call('session.close', { session_id: s });
   });
 });
+
+/** The ref of the first snapshot line matching `line` (e.g. `button "Greet"`). */
+function refOf(snapshot: string, line: RegExp): string {
+  const m = new RegExp(`${line.source}[^\\n]*\\[ref=((?:f\\d+)?e\\d+)\\]`).exec(snapshot);
+  if (m?.[1] === undefined) throw new Error(`no ref for ${line.source} in:\n${snapshot}`);
+  return m[1];
+}
+
+describe('refs as targets', () => {
+  it('page.fill and page.click act on the elements refs name, in the page and in a frame', async () => {
+    const s = await open();
+    const { snapshot } = await suite.service.call<Snapshot>('page.snapshot', {
+      session_id: s,
+      maxChars: 100_000,
+    });
+    await suite.service.call('page.fill', {
+      session_id: s,
+      ref: refOf(snapshot, /textbox "Name"/),
+      value: 'Grace',
+    });
+    await suite.service.call('page.click', { session_id: s, ref: refOf(snapshot, /button "Greet"/) });
+    const { text } = await suite.service.call<{ text: string }>('page.text', {
+      session_id: s,
+      selector: '#out',
+    });
+    expect(text).toBe('hello Grace');
+    const inFrame = refOf(snapshot, /button "Inside the frame"/);
+    expect(inFrame).toMatch(/^f\d+e\d+$/);
+    expect(await suite.service.call('page.click', { session_id: s, ref: inFrame })).toEqual({ ok: true });
+    await suite.service.call('session.close', { session_id: s });
+  });
+
+  it('a ref of an older document, or one the snapshot never had, is STALE_REF and acts on nothing', async () => {
+    const s = await open();
+    const { snapshot } = await suite.service.call<Snapshot>('page.snapshot', {
+      session_id: s,
+      maxChars: 100_000,
+    });
+    const greet = refOf(snapshot, /button "Greet"/);
+    const missing = await suite.service.rpc('page.click', { session_id: s, ref: 'e9999' });
+    expect(missing.error?.code).toBe(-32013);
+    expect(missing.error?.message).toContain('take a new snapshot');
+    await suite.service.call('page.goto', {
+      session_id: s,
+      url: `${suite.fixture.url}/snapshot`,
+      waitUntil: 'load',
+    });
+    const stale = await suite.service.rpc('page.click', { session_id: s, ref: greet });
+    expect(stale.error?.code).toBe(-32013);
+    expect(stale.error?.data).toMatchObject({ ref: greet, method: 'page.click' });
+    const { text } = await suite.service.call<{ text: string }>('page.text', {
+      session_id: s,
+      selector: '#out',
+    });
+    expect(text).toBe('');
+    await suite.service.call('session.close', { session_id: s });
+  });
+
+  it('takes exactly one of selector and ref', async () => {
+    const s = await open();
+    const both = await suite.service.rpc('page.click', { session_id: s, selector: 'button', ref: 'e1' });
+    expect(both.error?.code).toBe(-32602);
+    const neither = await suite.service.rpc('page.click', { session_id: s });
+    expect(neither.error?.code).toBe(-32602);
+    const badRef = await suite.service.rpc('page.click', { session_id: s, ref: 'button' });
+    expect(badRef.error?.code).toBe(-32602);
+    await suite.service.call('session.close', { session_id: s });
+  });
+});
