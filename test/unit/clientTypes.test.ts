@@ -49,7 +49,9 @@ describe('generated client types', () => {
     expectTypeOf<PageGotoParams['waitUntil']>().toEqualTypeOf<
       'load' | 'domcontentloaded' | 'networkidle' | 'commit' | undefined
     >();
-    expectTypeOf<PageClickParams['selector']>().toEqualTypeOf<string>();
+    // An action takes a selector or a ref from page.snapshot (exactly one, checked by the service).
+    expectTypeOf<PageClickParams['selector']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<PageClickParams['ref']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<ResultOf<'page.text'>>().toEqualTypeOf<PageTextResult>();
     expectTypeOf<PageTextResult>().toEqualTypeOf<{ text: string; truncated: boolean; length: number }>();
     expectTypeOf<ResultOf<'page.goto'>['status']>().toEqualTypeOf<number | null>();
