@@ -114,12 +114,23 @@ export interface PageGotoResult {
   }>;
 }
 
-/** Params of page.waitFor: Wait for a load state, or pause for a fixed time (idleFor). */
+/** Params of page.waitFor: Wait for a load state, an element (selector or ref) to be attached/visible/hidden/detached, a text to appear or go, or the URL; or pause (idleFor). */
 export interface PageWaitForParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** The load state to wait for, or idleFor to pause ms milliseconds. */
-  state: 'load' | 'domcontentloaded' | 'networkidle' | 'idleFor';
+  /** A load state (load, domcontentloaded, networkidle); idleFor to pause ms milliseconds; or, with selector or ref, the element state to wait for (attached, visible, hidden, detached; default visible). */
+  state?:
+    'load' | 'domcontentloaded' | 'networkidle' | 'idleFor' | 'attached' | 'visible' | 'hidden' | 'detached';
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Wait until this text is visible on the page. */
+  text?: string;
+  /** Wait until this text is no longer visible. */
+  textGone?: string;
+  /** Wait until the page URL matches: a glob (**\/done?id=*), or /a regular expression/flags. */
+  url?: string;
   /** With idleFor: how long to pause (default 1000, at most 60000). */
   ms?: number;
   /** Milliseconds to wait for the state (default 45000). */
@@ -128,7 +139,7 @@ export interface PageWaitForParams {
 
 /** Result of page.waitFor. */
 export interface PageWaitForResult {
-  /** The state that was reached. */
+  /** The state or condition that was reached. */
   state: string;
 }
 
@@ -759,7 +770,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.waitFor': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.waitFor': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.reload': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.text': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
   'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
@@ -829,10 +840,10 @@ export interface RpcApi {
      */
     goto: (params: PageGotoParams, options?: CallOptions) => Promise<PageGotoResult>;
     /**
-     * Wait for a load state, or pause for a fixed time (idleFor).
+     * Wait for a load state, an element (selector or ref) to be attached/visible/hidden/detached, a text to appear or go, or the URL; or pause (idleFor).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     waitFor: (params: PageWaitForParams, options?: CallOptions) => Promise<PageWaitForResult>;
     /**

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { evaluateInPage } from '../browser/pageEvaluate.js';
 import { withDeadline } from '../errors/deadline.js';
@@ -7,7 +6,6 @@ import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
   NAVIGATION_TIMEOUT_MS,
-  MAX_IDLE_FOR_MS,
   MAX_TEXT_CHARS,
   MAX_TIMEOUT_MS,
   NavigationResult,
@@ -18,6 +16,7 @@ import {
   timeoutParam,
 } from './params.js';
 import { clampChars, normalizeText } from './normalizeText.js';
+import { pageWaitFor } from './pageWaitFor.js';
 
 export const pageGoto = defineSessionMethod({
   name: 'page.goto',
@@ -48,44 +47,6 @@ export const pageReload = defineSessionMethod({
   readOnly: false,
   async handler(params, { session }) {
     return session.reload(params.waitUntil, params.timeout);
-  },
-});
-
-export const pageWaitFor = defineSessionMethod({
-  name: 'page.waitFor',
-  summary: 'Wait for a load state, or pause for a fixed time (idleFor)',
-  params: {
-    state: Type.Union(
-      [
-        Type.Literal('load'),
-        Type.Literal('domcontentloaded'),
-        Type.Literal('networkidle'),
-        Type.Literal('idleFor'),
-      ],
-      {
-        description: 'The load state to wait for, or idleFor to pause ms milliseconds.',
-      },
-    ),
-    ms: Type.Integer({
-      minimum: 0,
-      maximum: MAX_IDLE_FOR_MS,
-      default: 1000,
-      description: `With idleFor: how long to pause (default 1000, at most ${MAX_IDLE_FOR_MS}).`,
-    }),
-    timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the state'),
-  },
-  result: Type.Object({ state: Type.String({ description: 'The state that was reached.' }) }),
-  errors: ['TIMEOUT', 'ACTION_FAILED'],
-  readOnly: true,
-  async handler(params, { session, signal }) {
-    if (params.state === 'idleFor') {
-      // A pause whose caller has gone ends at once, freeing the session for the next call.
-      await sleep(params.ms, undefined, { signal }).catch((error: unknown) => {
-        if (!signal.aborted) throw error;
-      });
-    } else if (params.state === 'networkidle') await session.settle(params.timeout);
-    else await session.page.waitForLoadState(params.state, { timeout: params.timeout });
-    return { state: params.state };
   },
 });
 
