@@ -18,12 +18,10 @@ export const AXE_TIMEOUT_MS = 60_000;
 /** Nodes listed per violation: enough to locate the problem without a megabyte answer. */
 export const MAX_NODES_PER_VIOLATION = 20;
 
-export const Selector = Type.String({
-  minLength: 1,
-  maxLength: 10_000,
-  description:
-    'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.',
-});
+const SELECTOR_DESCRIPTION =
+  'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.';
+
+export const Selector = Type.String({ minLength: 1, maxLength: 10_000, description: SELECTOR_DESCRIPTION });
 
 export const timeoutParam = (defaultMs: number, what: string) =>
   Type.Integer({
@@ -74,6 +72,12 @@ export const Ref = Type.String({
 
 /** What an action acts on: exactly one of selector and ref (the action says which is missing). */
 export const Target = {
-  selector: Type.Optional({ ...Selector, description: `${Selector.description} Give this or ref.` }),
+  selector: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: `${SELECTOR_DESCRIPTION} Give this or ref.`,
+    }),
+  ),
   ref: Type.Optional(Ref),
 };
