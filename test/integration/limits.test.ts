@@ -3,21 +3,10 @@
 // link clicks toward a host outside the list.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
+import { useFixtureAndDecoy } from '../helpers/suite.js';
 import { RpcCallError, startTestService, waitFor, type TestService } from '../helpers/testService.js';
 
-let fixture: FixtureServer;
-let decoy: FixtureServer;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  decoy = await startDecoyServer();
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await decoy?.close();
-});
+const servers = useFixtureAndDecoy();
 
 /** POST /rpc from a chosen loopback source address, so per-IP and per-key limits can be told apart. */
 function postFrom(service: TestService, localAddress: string, key: string): Promise<number> {
@@ -100,7 +89,7 @@ describe('session slots and caps', () => {
 
   it('page.content is cut at MAX_HTML_CHARS with truncated:true', async () => {
     const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-    await service.call('page.goto', { session_id, url: `${fixture.url}/big`, waitUntil: 'load' });
+    await service.call('page.goto', { session_id, url: `${servers.fixture.url}/big`, waitUntil: 'load' });
     const { html, truncated } = await service.call<{ html: string; truncated: boolean }>('page.content', {
       session_id,
     });
@@ -123,11 +112,11 @@ describe('the allow-list on form posts and link clicks', () => {
     ['a form post', '/form-post', '#send'],
     ['a link click', '/link', '#go'],
   ])('%s toward the decoy reaches nothing and is recorded as blocked', async (_name, path, selector) => {
-    decoy.hits.length = 0;
+    servers.decoy.hits.length = 0;
     await service.call('network.pull', { session_id });
     await service.call('page.goto', {
       session_id,
-      url: `${fixture.url}${path}?to=${encodeURIComponent(`${decoy.url}/target`)}`,
+      url: `${servers.fixture.url}${path}?to=${encodeURIComponent(`${servers.decoy.url}/target`)}`,
       waitUntil: 'load',
     });
     await service.call('page.click', { session_id, selector });
@@ -145,6 +134,6 @@ describe('the allow-list on form posts and link clicks', () => {
       'the blocked request to be recorded',
     );
     expect(blocked[0]?.url).toContain('127.0.0.2');
-    expect(decoy.hits).toEqual([]);
+    expect(servers.decoy.hits).toEqual([]);
   });
 });

@@ -1,19 +1,13 @@
 // page.snapshot (issue 10, first step): the page as an agent reads it, with refs, states, values,
 // link targets and iframes, in pages of maxChars that a cursor continues.
 import { describe, expect, it } from 'vitest';
+import type { PageSnapshotResult } from '../../client/src/methods.generated.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError } from '../helpers/testService.js';
 
 const suite = useServiceSuite();
 
-interface Snapshot {
-  snapshot: string;
-  revision: number;
-  cursor: string | null;
-  length: number;
-  approxTokens: number;
-  url: string;
-}
+type Snapshot = PageSnapshotResult;
 
 async function open(): Promise<string> {
   const { service, fixture } = suite;
