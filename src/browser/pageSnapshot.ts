@@ -9,12 +9,58 @@ export const MAX_SNAPSHOT_CHARS = 2_000_000;
 /** Characters per token, roughly, for English text and YAML-ish snapshots: an estimate, said so. */
 const CHARS_PER_TOKEN = 4;
 
-/** The last snapshot of a session: what a cursor continues. */
+/** A kept text of a session that a cursor continues (a snapshot, or a page.text answer). */
 export interface StoredSnapshot {
   revision: number;
   text: string;
   /** The session's document count when it was taken: a navigation since makes its refs stale. */
   document: number;
+}
+
+/** One snapshot of the history: the raw snapshot, what it covered, and the answer a cursor pages. */
+export interface SnapshotEntry extends StoredSnapshot {
+  /** "page", or the selector or ref whose subtree it is: a diff compares like with like. */
+  scope: string;
+  /** The text the last answer from this revision pages through (the snapshot, a view or a diff). */
+  answer: string;
+}
+
+/** How many snapshots a session keeps for `since` diffs, and their total characters at most. */
+export const KEPT_SNAPSHOTS = 3;
+export const MAX_KEPT_SNAPSHOT_CHARS = MAX_SNAPSHOT_CHARS * 2;
+
+/**
+ * The last few snapshots of a session. The newest is the one refs belong to (Playwright resolves
+ * aria-ref against the last snapshot taken in each frame); older ones stay for `since` diffs, within
+ * KEPT_SNAPSHOTS and MAX_KEPT_SNAPSHOT_CHARS, oldest dropped first.
+ */
+export class SnapshotHistory {
+  private entries: SnapshotEntry[] = [];
+  private revision = 0;
+
+  /** The newest snapshot: the one refs and cursors belong to. */
+  latest(): SnapshotEntry | undefined {
+    return this.entries.at(-1);
+  }
+
+  /** A kept snapshot by revision, or undefined when it was never taken or has been dropped. */
+  get(revision: number): SnapshotEntry | undefined {
+    return this.entries.find((entry) => entry.revision === revision);
+  }
+
+  record(text: string, document: number, scope: string): SnapshotEntry {
+    const entry: SnapshotEntry = { revision: ++this.revision, text, document, scope, answer: text };
+    this.entries.push(entry);
+    let kept = this.entries.reduce((sum, e) => sum + e.text.length + e.answer.length, 0);
+    while (
+      this.entries.length > KEPT_SNAPSHOTS ||
+      (this.entries.length > 1 && kept > MAX_KEPT_SNAPSHOT_CHARS)
+    ) {
+      const dropped = this.entries.shift();
+      kept -= (dropped?.text.length ?? 0) + (dropped?.answer.length ?? 0);
+    }
+    return entry;
+  }
 }
 
 /** A ref as page.snapshot writes it: e12, or f1e3 inside a frame. */
@@ -52,19 +98,19 @@ export interface SnapshotPage {
 }
 
 /**
- * The page (or the subtree a selector names) as an agent reads it: Playwright's AI aria snapshot,
+ * The page (or the subtree of an element) as an agent reads it: Playwright's AI aria snapshot,
  * with roles, names, states (checked, selected, expanded, disabled), input values, link targets,
  * iframes stitched in, and `[ref=…]` handles.
  */
 export async function ariaSnapshotOf(
   page: Page,
-  selector: string | undefined,
+  subtree: Locator | undefined,
   timeout: number,
 ): Promise<string> {
   const text =
-    selector === undefined
+    subtree === undefined
       ? await page.ariaSnapshot({ mode: 'ai', timeout })
-      : await page.locator(selector).first().ariaSnapshot({ mode: 'ai', timeout });
+      : await subtree.first().ariaSnapshot({ mode: 'ai', timeout });
   return text.length > MAX_SNAPSHOT_CHARS
     ? `${text.slice(0, MAX_SNAPSHOT_CHARS)}\n- text: "[snapshot cut at ${MAX_SNAPSHOT_CHARS} characters]"`
     : text;

@@ -16,7 +16,7 @@ import {
 } from './navigation.js';
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
-import { refLocator, type StoredSnapshot } from './pageSnapshot.js';
+import { ariaSnapshotOf, refLocator, SnapshotHistory, type SnapshotEntry } from './pageSnapshot.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
@@ -65,8 +65,8 @@ export class Session implements NavigationTarget {
   private readonly lock = new Mutex();
   private popups = 0;
   private lastTitle = '';
-  /** The last page.snapshot, which a cursor continues; its revision counts snapshots of the session. */
-  snapshot: StoredSnapshot | undefined;
+  /** The last few snapshots: refs belong to the newest, `since` diffs compare with older ones. */
+  readonly snapshots = new SnapshotHistory();
   /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
   document = 0;
   /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
@@ -184,8 +184,24 @@ export class Session implements NavigationTarget {
         },
       );
     }
-    if (ref !== undefined) return refLocator(this.page, this.snapshot, this.document, ref);
+    if (ref !== undefined) return refLocator(this.page, this.snapshots.latest(), this.document, ref);
     return this.page.locator(selector ?? '');
+  }
+
+  /**
+   * Takes a snapshot of the page, or of the subtree a selector or ref names, and makes it the newest
+   * of the history: its refs are the ones actions accept from now on.
+   */
+  async takeSnapshot(
+    selector: string | undefined,
+    ref: string | undefined,
+    timeout: number,
+  ): Promise<SnapshotEntry> {
+    const whole = selector === undefined && ref === undefined;
+    const subtree = whole ? undefined : await this.target(selector, ref);
+    const text = await ariaSnapshotOf(this.page, subtree, timeout);
+    const scope = whole ? 'page' : ref !== undefined ? `ref ${ref}` : `selector ${selector ?? ''}`;
+    return this.snapshots.record(text, this.document, scope);
   }
 
   /** A line of the service's own in the session's console log (popups, dialogs, recoveries). */

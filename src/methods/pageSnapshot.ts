@@ -1,7 +1,7 @@
 // page.snapshot: the page.* namespace continues here (page.ts holds navigation, reads and actions),
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type } from '@sinclair/typebox';
-import { ariaSnapshotOf, encodeCursor, offsetOf, pageOf } from '../browser/pageSnapshot.js';
+import { encodeCursor, offsetOf, pageOf } from '../browser/pageSnapshot.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ACTION_TIMEOUT_MS, Selector, timeoutParam } from './params.js';
 
@@ -48,21 +48,22 @@ export const pageSnapshot = defineSessionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
   readOnly: true,
   async handler(params, { session }) {
-    let stored = session.snapshot;
-    let offset = 0;
-    if (params.cursor !== undefined) offset = offsetOf(params.cursor, stored);
-    else {
-      const text = await ariaSnapshotOf(session.page, params.selector, params.timeout);
-      stored = { revision: (stored?.revision ?? 0) + 1, text, document: session.document };
-      session.snapshot = stored;
-    }
+    const stored =
+      params.cursor === undefined
+        ? await session.takeSnapshot(params.selector, undefined, params.timeout)
+        : session.snapshots.latest();
+    // A cursor pages the answer its revision gave (the snapshot, a view or a diff).
+    const offset =
+      params.cursor === undefined
+        ? 0
+        : offsetOf(params.cursor, stored === undefined ? undefined : { ...stored, text: stored.answer });
     if (stored === undefined) throw new Error('page.snapshot has no snapshot to answer from');
-    const page = pageOf(stored.text, offset, params.maxChars);
+    const page = pageOf(stored.answer, offset, params.maxChars);
     return {
       snapshot: page.text,
       revision: stored.revision,
       cursor: page.next === null ? null : encodeCursor(stored.revision, page.next),
-      length: stored.text.length,
+      length: stored.answer.length,
       approxTokens: page.approxTokens,
       url: session.page.url(),
     };
