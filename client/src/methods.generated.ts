@@ -287,15 +287,21 @@ export interface PagePressResult {
   ok: boolean;
 }
 
-/** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs, in pages of maxChars. */
+/** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
 export interface PageSnapshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
   /** Only the subtree of the first element this selector matches (default: the whole page). */
   selector?: string;
+  /** Only the subtree of the element this ref names. */
+  ref?: string;
+  /** Only what can be acted on (buttons, links, fields with values, options, clickable elements), under the path of landmarks and heading that locates it (default false). */
+  interactive?: boolean;
+  /** A revision of an earlier snapshot of the same page and scope: answer only what changed since (the session keeps its last 3). When it is not kept, the answer is the whole snapshot, with a note. */
+  since?: number;
   /** Characters at most in this answer, cut at a line end (default 20000). */
   maxChars?: number;
-  /** The cursor of a previous answer: continue that snapshot instead of taking a new one. */
+  /** The cursor of a previous answer: continue that answer instead of taking a new snapshot (give it alone, with maxChars). */
   cursor?: string;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
@@ -303,16 +309,26 @@ export interface PageSnapshotParams {
 
 /** Result of page.snapshot. */
 export interface PageSnapshotResult {
-  /** The snapshot lines of this page of the answer. */
+  /** The lines of this page of the answer. */
   snapshot: string;
-  /** Counts the snapshots of this session; a cursor belongs to one. */
+  /** Counts the snapshots of this session; refs and a cursor belong to one. */
   revision: number;
   /** Pass it back to read on; null when this answer reached the end. */
   cursor: string | null;
-  /** Characters of the whole snapshot. */
+  /** Characters of the whole answer. */
   length: number;
   /** An estimate of the tokens in snapshot (characters / 4). */
   approxTokens: number;
+  /** The revision this answer is a diff against; null when it is a whole snapshot. */
+  since: number | null;
+  /** With since: how many lines were added, removed and changed. */
+  changes: {
+    added: number;
+    removed: number;
+    changed: number;
+  } | null;
+  /** Why a diff that was asked for is a whole snapshot instead; null otherwise. */
+  note: string | null;
   /** The page URL. */
   url: string;
 }
@@ -778,7 +794,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
+  'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
   screenshot: ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'INVALID_PARAMS'],
@@ -898,12 +914,12 @@ export interface RpcApi {
      */
     press: (params: PagePressParams, options?: CallOptions) => Promise<PagePressResult>;
     /**
-     * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs, in pages of maxChars.
+     * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
-     * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). Every answer has a revision; when it stops at maxChars, cursor continues the same snapshot from where it stopped (a cursor of an older snapshot is refused).
+     * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, STALE_REF.
      */
     snapshot: (params: PageSnapshotParams, options?: CallOptions) => Promise<PageSnapshotResult>;
   };

@@ -1,25 +1,87 @@
 // page.snapshot: the page.* namespace continues here (page.ts holds navigation, reads and actions),
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type } from '@sinclair/typebox';
-import { encodeCursor, offsetOf, pageOf } from '../browser/pageSnapshot.js';
+import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../browser/pageSnapshot.js';
+import { diffSnapshots, interactiveView } from '../browser/snapshotViews.js';
+import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
-import { ACTION_TIMEOUT_MS, Selector, timeoutParam } from './params.js';
+import { ACTION_TIMEOUT_MS, Ref, Selector, timeoutParam } from './params.js';
 
 /** The most a caller may ask for in one answer; the default keeps an answer a few thousand tokens. */
 const MAX_SNAPSHOT_PAGE_CHARS = 500_000;
 const DEFAULT_SNAPSHOT_PAGE_CHARS = 20_000;
 
+function refuse(message: string, path: string): ServiceError {
+  return new ServiceError('INVALID_PARAMS', `Invalid params for page.snapshot: ${message}`, {
+    errors: [{ path, message, keyword: 'dependencies', params: {} }],
+  });
+}
+
+interface Answer {
+  text: string;
+  since: number | null;
+  changes: { added: number; removed: number; changed: number } | null;
+  note: string | null;
+}
+
+/** The answer a new snapshot gives: the whole tree, the interactive view, or a diff since a kept one. */
+function answerFor(
+  entry: SnapshotEntry,
+  before: SnapshotEntry | undefined,
+  since: number | undefined,
+  interactive: boolean,
+): Answer {
+  const whole = interactive ? interactiveView(entry.text) : entry.text;
+  if (since === undefined) return { text: whole, since: null, changes: null, note: null };
+  const unusable =
+    before === undefined
+      ? `revision ${since} is not kept (a session keeps its last few snapshots)`
+      : before.document !== entry.document
+        ? `revision ${since} is of a page this session has navigated away from`
+        : before.scope !== entry.scope
+          ? `revision ${since} covered ${before.scope}, this one ${entry.scope}`
+          : undefined;
+  if (unusable !== undefined || before === undefined)
+    return {
+      text: whole,
+      since: null,
+      changes: null,
+      note: `${unusable ?? ''}: this is the whole snapshot.`,
+    };
+  const diff = diffSnapshots(before.text, entry.text, interactive);
+  const { added, removed, changed } = diff;
+  return {
+    text: diff.text === '' ? '(no changes)' : diff.text,
+    since,
+    changes: { added, removed, changed },
+    note: null,
+  };
+}
+
 export const pageSnapshot = defineSessionMethod({
   name: 'page.snapshot',
   summary:
-    'See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs, in pages of maxChars',
+    'See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars',
   description:
-    'Playwright\'s AI aria snapshot: one line per element ("- textbox \\"Name\\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). Every answer has a revision; when it stops at maxChars, cursor continues the same snapshot from where it stopped (a cursor of an older snapshot is refused).',
+    'Playwright\'s AI aria snapshot: one line per element ("- textbox \\"Name\\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \\"Docs\\" [ref=e7] -> /docs"), under "# main > form \\"Login\\" > h2 \\"Sign in\\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).',
   params: {
     selector: Type.Optional({
       ...Selector,
       description: 'Only the subtree of the first element this selector matches (default: the whole page).',
     }),
+    ref: Type.Optional({ ...Ref, description: 'Only the subtree of the element this ref names.' }),
+    interactive: Type.Boolean({
+      default: false,
+      description:
+        'Only what can be acted on (buttons, links, fields with values, options, clickable elements), under the path of landmarks and heading that locates it (default false).',
+    }),
+    since: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'A revision of an earlier snapshot of the same page and scope: answer only what changed since (the session keeps its last 3). When it is not kept, the answer is the whole snapshot, with a note.',
+      }),
+    ),
     maxChars: Type.Integer({
       minimum: 100,
       maximum: MAX_SNAPSHOT_PAGE_CHARS,
@@ -30,41 +92,84 @@ export const pageSnapshot = defineSessionMethod({
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'The cursor of a previous answer: continue that snapshot instead of taking a new one.',
+        description:
+          'The cursor of a previous answer: continue that answer instead of taking a new snapshot (give it alone, with maxChars).',
       }),
     ),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
   result: Type.Object({
-    snapshot: Type.String({ description: 'The snapshot lines of this page of the answer.' }),
-    revision: Type.Integer({ description: 'Counts the snapshots of this session; a cursor belongs to one.' }),
+    snapshot: Type.String({ description: 'The lines of this page of the answer.' }),
+    revision: Type.Integer({
+      description: 'Counts the snapshots of this session; refs and a cursor belong to one.',
+    }),
     cursor: Type.Union([Type.String(), Type.Null()], {
       description: 'Pass it back to read on; null when this answer reached the end.',
     }),
-    length: Type.Integer({ description: 'Characters of the whole snapshot.' }),
+    length: Type.Integer({ description: 'Characters of the whole answer.' }),
     approxTokens: Type.Integer({ description: 'An estimate of the tokens in snapshot (characters / 4).' }),
+    since: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The revision this answer is a diff against; null when it is a whole snapshot.',
+    }),
+    changes: Type.Union(
+      [
+        Type.Object({
+          added: Type.Integer(),
+          removed: Type.Integer(),
+          changed: Type.Integer(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'With since: how many lines were added, removed and changed.' },
+    ),
+    note: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why a diff that was asked for is a whole snapshot instead; null otherwise.',
+    }),
     url: Type.String({ description: 'The page URL.' }),
   }),
-  errors: ['TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   readOnly: true,
   async handler(params, { session }) {
-    const stored =
-      params.cursor === undefined
-        ? await session.takeSnapshot(params.selector, undefined, params.timeout)
-        : session.snapshots.latest();
-    // A cursor pages the answer its revision gave (the snapshot, a view or a diff).
+    if (params.selector !== undefined && params.ref !== undefined)
+      throw refuse('give selector or ref, not both', '/ref');
+    let entry: SnapshotEntry | undefined;
+    let answer: Answer | undefined;
+    if (params.cursor === undefined) {
+      const before = params.since === undefined ? undefined : session.snapshots.get(params.since);
+      entry = await session.takeSnapshot(params.selector, params.ref, params.timeout);
+      answer = answerFor(entry, before, params.since, params.interactive);
+      entry.answer = answer.text;
+    } else {
+      const mixed =
+        params.selector !== undefined
+          ? 'selector'
+          : params.ref !== undefined
+            ? 'ref'
+            : params.since !== undefined
+              ? 'since'
+              : params.interactive
+                ? 'interactive'
+                : undefined;
+      if (mixed !== undefined)
+        throw refuse(`a cursor continues an answer as it was: give it alone, not with ${mixed}`, '/cursor');
+      entry = session.snapshots.latest();
+    }
+    // A cursor pages the answer its revision gave (the snapshot, the interactive view or a diff).
     const offset =
       params.cursor === undefined
         ? 0
-        : offsetOf(params.cursor, stored === undefined ? undefined : { ...stored, text: stored.answer });
-    if (stored === undefined) throw new Error('page.snapshot has no snapshot to answer from');
-    const page = pageOf(stored.answer, offset, params.maxChars);
+        : offsetOf(params.cursor, entry === undefined ? undefined : { ...entry, text: entry.answer });
+    if (entry === undefined) throw new Error('page.snapshot has no snapshot to answer from');
+    const page = pageOf(entry.answer, offset, params.maxChars);
     return {
       snapshot: page.text,
-      revision: stored.revision,
-      cursor: page.next === null ? null : encodeCursor(stored.revision, page.next),
-      length: stored.answer.length,
+      revision: entry.revision,
+      cursor: page.next === null ? null : encodeCursor(entry.revision, page.next),
+      length: entry.answer.length,
       approxTokens: page.approxTokens,
+      since: answer?.since ?? null,
+      changes: answer?.changes ?? null,
+      note: answer?.note ?? null,
       url: session.page.url(),
     };
   },

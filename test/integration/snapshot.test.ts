@@ -9,12 +9,15 @@ const suite = useServiceSuite();
 
 type Snapshot = PageSnapshotResult;
 
-async function open(): Promise<string> {
+async function open(path = '/snapshot'): Promise<string> {
   const { service, fixture } = suite;
   const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}/snapshot`, waitUntil: 'load' });
+  await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
   return session_id;
 }
+
+const snapshot = (params: Record<string, unknown>) =>
+  suite.service.call<Snapshot>('page.snapshot', { maxChars: 100_000, ...params });
 
 describe('page.snapshot', () => {
   it('shows roles, names, states, input values, link targets and the iframe, with refs', async () => {
@@ -142,6 +145,117 @@ describe('refs as targets', () => {
     expect(neither.error?.code).toBe(-32602);
     const badRef = await suite.service.rpc('page.click', { session_id: s, ref: 'button' });
     expect(badRef.error?.code).toBe(-32602);
+    await suite.service.call('session.close', { session_id: s });
+  });
+});
+
+describe('page.snapshot: interactive, since and subtrees', () => {
+  it('interactive: only what can be acted on, under the landmarks and heading that locate it', async () => {
+    const s = await open('/inputs');
+    const full = await snapshot({ session_id: s });
+    const view = await snapshot({ session_id: s, interactive: true });
+    expect(view.revision).toBe(full.revision + 1);
+    const lines = view.snapshot.split('\n');
+    // Every line is a path header or an element with a ref.
+    for (const line of lines) expect(line).toMatch(/^# |\[ref=f?\d*e\d+\]/);
+    expect(view.snapshot).toContain('# banner > navigation "Site"');
+    expect(view.snapshot).toMatch(/- link "Projects" \[ref=e\d+\] -> \/projects/);
+    expect(view.snapshot).toMatch(
+      /# main > form "Profile" > h2 "Profile"\n- textbox "Text" \[ref=e\d+\]: Ada/,
+    );
+    expect(view.snapshot).toMatch(/- combobox "Plan" \[ref=e\d+\]: Team/);
+    expect(view.snapshot).toMatch(/- spinbutton "Age" \[ref=e\d+\]: "?36/);
+    expect(view.snapshot).toMatch(/- radio "Mail" \[checked\] \[ref=e\d+\]/);
+    expect(view.snapshot).toMatch(/- switch "Dark mode" \[ref=e\d+\]/);
+    expect(view.snapshot).toMatch(/- button "Reset" \[disabled\] \[ref=e\d+\]/);
+    // The shadow root's button and the page's own clickable div are there; the prose is not.
+    expect(view.snapshot).toMatch(
+      /# main > region "Danger zone" > h2 "Danger zone"\n- button "Delete account"/,
+    );
+    expect(view.snapshot).toMatch(/Open card/);
+    expect(view.snapshot).toMatch(/# main > dialog "Cookies".*\n- button "Dismiss"/);
+    expect(view.snapshot).not.toContain('Long help text');
+    expect(view.snapshot).not.toContain('Footer text');
+    expect(view.length).toBeLessThan(full.length / 2);
+    // Its refs are targets like any other.
+    const card = refOf(view.snapshot, /- generic/);
+    expect(await suite.service.call('page.click', { session_id: s, ref: card })).toEqual({ ok: true });
+    const after = await snapshot({ session_id: s, interactive: true });
+    expect(after.snapshot).not.toMatch(/Open card/);
+    await suite.service.call('session.close', { session_id: s });
+  });
+
+  it('since: only what changed, with refs, far smaller than the whole snapshot', async () => {
+    const s = await open();
+    const before = await snapshot({ session_id: s });
+    const name = refOf(before.snapshot, /textbox "Name"/);
+    await suite.service.call('page.fill', { session_id: s, ref: name, value: 'Grace' });
+    const diff = await snapshot({ session_id: s, since: before.revision });
+    expect(diff.since).toBe(before.revision);
+    expect(diff.note).toBeNull();
+    expect(diff.changes).toEqual({ added: 0, removed: 0, changed: 1 });
+    // The field gained the focus ([active]) as well as its new value: one line changed.
+    expect(diff.snapshot).toContain(
+      `~ textbox "Name" [active] [ref=${name}]: Grace\n  was: textbox "Name" [ref=${name}]: Ada`,
+    );
+    expect(diff.snapshot).toMatch(/^@ /);
+    expect(diff.length).toBeLessThanOrEqual(before.length / 10);
+    // Nothing changed since the diff's own revision.
+    const same = await snapshot({ session_id: s, since: diff.revision });
+    expect(same.snapshot).toBe('(no changes)');
+    expect(same.changes).toEqual({ added: 0, removed: 0, changed: 0 });
+    // An element that appears is added; the greeting text is shown with its parent.
+    await suite.service.call('page.click', { session_id: s, selector: 'text=Greet' });
+    const greeted = await snapshot({ session_id: s, since: same.revision });
+    expect(greeted.snapshot).toContain('hello Grace');
+    expect(greeted.changes?.added).toBeGreaterThan(0);
+    // With interactive, only changes to actionable lines count: the greeting text is not one.
+    const quiet = await snapshot({ session_id: s, since: greeted.revision, interactive: true });
+    expect(quiet.snapshot).toBe('(no changes)');
+    await suite.service.call('session.close', { session_id: s });
+  });
+
+  it('since a revision that is not kept, of another page or scope: the whole snapshot, with a note', async () => {
+    const s = await open();
+    const first = await snapshot({ session_id: s });
+    for (let i = 0; i < 3; i++) await snapshot({ session_id: s });
+    const dropped = await snapshot({ session_id: s, since: first.revision });
+    expect(dropped.since).toBeNull();
+    expect(dropped.changes).toBeNull();
+    expect(dropped.note).toContain(`revision ${first.revision} is not kept`);
+    expect(dropped.snapshot).toContain('heading "Account"');
+    const scoped = await snapshot({ session_id: s, selector: 'form', since: dropped.revision });
+    expect(scoped.note).toContain('covered page');
+    const kept = await snapshot({ session_id: s });
+    await suite.service.call('page.goto', {
+      session_id: s,
+      url: `${suite.fixture.url}/snapshot`,
+      waitUntil: 'load',
+    });
+    const moved = await snapshot({ session_id: s, since: kept.revision });
+    expect(moved.note).toContain('navigated away');
+    await suite.service.call('session.close', { session_id: s });
+  });
+
+  it('a ref narrows to a subtree; a cursor goes alone; selector and ref not both', async () => {
+    const s = await open();
+    const whole = await snapshot({ session_id: s });
+    const form = refOf(whole.snapshot, /heading "Account"[^\n]*\n\s*- generic/);
+    const part = await snapshot({ session_id: s, ref: form });
+    expect(part.snapshot).toContain('textbox "Name"');
+    expect(part.snapshot).not.toContain('Projects');
+    const both = await suite.service.rpc('page.snapshot', { session_id: s, selector: 'form', ref: form });
+    expect(both.error?.code).toBe(-32602);
+    const first = await snapshot({ session_id: s, maxChars: 100 });
+    const mixed = await suite.service.rpc('page.snapshot', {
+      session_id: s,
+      cursor: first.cursor,
+      interactive: true,
+    });
+    expect(mixed.error?.code).toBe(-32602);
+    expect(mixed.error?.message).toContain('give it alone');
+    const stale = await suite.service.rpc('page.snapshot', { session_id: s, ref: 'e9999' });
+    expect(stale.error?.code).toBe(-32013);
     await suite.service.call('session.close', { session_id: s });
   });
 });

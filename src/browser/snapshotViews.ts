@@ -1,0 +1,187 @@
+// Views of a snapshot an agent asks for instead of the whole tree: only what can be acted on, with
+// the landmarks and heading that locate it; and what changed since an earlier snapshot.
+import { diffArrays } from 'diff';
+import { parseSnapshot, type SnapshotLine } from './snapshotLines.js';
+
+/** Roles a person acts on: they get a line in the interactive view. */
+const INTERACTIVE_ROLES = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'option',
+  'slider',
+  'spinbutton',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+]);
+
+/** Roles that say where an element is: they make up the path above a group of interactive lines. */
+const LANDMARK_ROLES = new Set([
+  'banner',
+  'navigation',
+  'main',
+  'contentinfo',
+  'complementary',
+  'region',
+  'form',
+  'search',
+  'dialog',
+  'alertdialog',
+  'iframe',
+]);
+
+/** Attributes that only add noise once the line is known to be actionable. */
+const DROPPED_ATTRS = new Set(['cursor=pointer']);
+
+/**
+ * Only what can be acted on: buttons, links (with their targets), fields with their values, options,
+ * and elements the page made clickable (cursor: pointer), grouped under a line naming the landmarks
+ * (main, navigation, form, dialog, iframe …) and the nearest heading above them.
+ */
+export function interactiveView(snapshot: string): string {
+  const lines = parseSnapshot(snapshot);
+  const out: string[] = [];
+  let lastPath = '';
+  let heading: SnapshotLine | undefined;
+  lines.forEach((line, index) => {
+    if (line.role === 'heading') heading = line;
+    if (!actionable(line)) return;
+    const path = pathOf(lines, index, heading);
+    if (path !== lastPath) {
+      out.push(`# ${path === '' ? 'page' : path}`);
+      lastPath = path;
+    }
+    out.push(`- ${compactLine(lines, index)}`);
+  });
+  return out.length === 0 ? '# page\n(nothing to act on)' : out.join('\n');
+}
+
+function actionable(line: SnapshotLine): boolean {
+  if (line.ref === undefined) return false;
+  if (INTERACTIVE_ROLES.has(line.role)) return true;
+  return line.attrs.includes('cursor=pointer');
+}
+
+/** The landmark ancestors of a line, outermost first, then the nearest heading above it. */
+function pathOf(lines: SnapshotLine[], index: number, heading: SnapshotLine | undefined): string {
+  const parts: string[] = [];
+  for (let at = lines[index]?.parent ?? -1; at !== -1; at = lines[at]?.parent ?? -1) {
+    const ancestor = lines[at];
+    if (ancestor !== undefined && LANDMARK_ROLES.has(ancestor.role)) parts.unshift(label(ancestor));
+  }
+  if (heading !== undefined) {
+    const level = heading.attrs.find((a) => a.startsWith('level='))?.slice(6) ?? '';
+    parts.push(`h${level} ${JSON.stringify(heading.name ?? heading.value ?? '')}`);
+  }
+  return parts.join(' > ');
+}
+
+function label(line: SnapshotLine): string {
+  return line.name === undefined ? line.role : `${line.role} ${JSON.stringify(line.name)}`;
+}
+
+/** `role "name" [states] [ref=…]: value`, with a link's target folded in as `-> /url`. */
+function compactLine(lines: SnapshotLine[], index: number): string {
+  const line = lines[index];
+  if (line === undefined) return '';
+  const attrs = line.attrs.filter((a) => !DROPPED_ATTRS.has(a)).map((a) => ` [${a}]`);
+  let text = `${label(line)}${attrs.join('')} [ref=${line.ref ?? ''}]`;
+  const url = lines.find((l, i) => i > index && l.parent === index && l.role === '/url');
+  if (url?.value !== undefined) text += ` -> ${url.value}`;
+  const selected = lines.filter((l, i) => i > index && l.parent === index && l.attrs.includes('selected'));
+  if (line.role === 'combobox' && selected.length > 0)
+    text += `: ${selected.map((o) => o.name ?? '').join(', ')}`;
+  else if (line.value !== undefined) text += `: ${line.value}`;
+  return text;
+}
+
+export interface SnapshotDiff {
+  /** `+ line` added, `- line` removed, `~ line` changed (with `  was: old line`), under `@ parent` lines. */
+  text: string;
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+/**
+ * What changed from one snapshot to the next, line by line. Refs are stable for an element whose
+ * role and name stay the same, so a removed and an added line with the same ref are one change. Each
+ * group of changes is headed by the line of its nearest named or landmark ancestor (`@ …`), so the
+ * agent knows where it is. With onlyActionable, only lines the interactive view would show count.
+ */
+export function diffSnapshots(before: string, after: string, onlyActionable = false): SnapshotDiff {
+  const oldLines = parseSnapshot(before);
+  const newLines = parseSnapshot(after);
+  const keyOf = (l: SnapshotLine) => `${l.depth}:${l.text}`;
+  const parts = diffArrays(oldLines.map(keyOf), newLines.map(keyOf));
+  const removedByRef = new Map<string, SnapshotLine>();
+  const removed: SnapshotLine[] = [];
+  const added: number[] = [];
+  let oldAt = 0;
+  let newAt = 0;
+  for (const part of parts) {
+    const n = part.count ?? part.value.length;
+    if (part.added) for (let i = 0; i < n; i++) added.push(newAt + i);
+    else if (part.removed)
+      for (let i = 0; i < n; i++) {
+        const line = oldLines[oldAt + i];
+        if (line === undefined) continue;
+        if (line.ref !== undefined) removedByRef.set(line.ref, line);
+        removed.push(line);
+      }
+    if (!part.added) oldAt += n;
+    if (!part.removed) newAt += n;
+  }
+  const entries: { anchor: string; line: string }[] = [];
+  let changed = 0;
+  let addedCount = 0;
+  const paired = new Set<SnapshotLine>();
+  for (const index of added) {
+    const line = newLines[index];
+    if (line === undefined || (onlyActionable && !actionable(line))) continue;
+    const anchor = parentText(newLines, line);
+    const was = line.ref === undefined ? undefined : removedByRef.get(line.ref);
+    if (was !== undefined) {
+      paired.add(was);
+      changed++;
+      entries.push({ anchor, line: `~ ${line.text}\n  was: ${was.text}` });
+    } else {
+      addedCount++;
+      entries.push({ anchor, line: `+ ${line.text}` });
+    }
+  }
+  let removedCount = 0;
+  for (const line of removed) {
+    if (paired.has(line) || (onlyActionable && !actionable(line))) continue;
+    removedCount++;
+    entries.push({ anchor: parentText(oldLines, line), line: `- ${line.text}` });
+  }
+  const out: string[] = [];
+  let lastAnchor: string | undefined;
+  for (const entry of entries) {
+    if (entry.anchor !== lastAnchor) out.push(`@ ${entry.anchor}`);
+    lastAnchor = entry.anchor;
+    out.push(entry.line);
+  }
+  return { text: out.join('\n'), added: addedCount, removed: removedCount, changed };
+}
+
+/** The nearest ancestor that says where a line is: one with a name or a landmark role, else the parent. */
+function parentText(lines: SnapshotLine[], line: SnapshotLine): string {
+  const parent = lines[line.parent];
+  for (let at = line.parent; at !== -1; at = lines[at]?.parent ?? -1) {
+    const ancestor = lines[at];
+    if (ancestor !== undefined && (ancestor.name !== undefined || LANDMARK_ROLES.has(ancestor.role)))
+      return ancestor.text;
+  }
+  return parent?.text ?? '(top)';
+}

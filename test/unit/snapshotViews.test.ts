@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { diffSnapshots, interactiveView } from '../../src/browser/snapshotViews.js';
+
+const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');
+
+describe('interactiveView', () => {
+  const view = interactiveView(sample);
+
+  it('keeps only actionable lines, each with a ref, under landmark and heading paths', () => {
+    for (const line of view.split('\n')) expect(line).toMatch(/^# |\[ref=(f\d+)?e\d+\]/);
+    expect(view).toContain('# banner > navigation "Top"\n- link "Home: \\"main\\"" [ref=e4] -> /a?x=1');
+    expect(view).toContain('# main > region "Details" > form "Profile form" > h2 "Profile"');
+    expect(view).not.toContain('Some text with');
+    expect(view).not.toContain('cursor=pointer');
+  });
+
+  it("shows a select's chosen option, field values and states", () => {
+    expect(view).toContain('- combobox "Plan" [ref=e13]: Team');
+    expect(view).toContain('- textbox "Name" [ref=e11]: Ada');
+    expect(view).toContain('- checkbox "Terms" [checked] [ref=e15]');
+    expect(view).toContain('- button "Save" [disabled] [ref=e26]');
+  });
+
+  it('names the frame an element is in', () => {
+    expect(view).toMatch(/# main > region "Details" > iframe[^\n]*\n- button "In" \[ref=f1e2\]/);
+  });
+
+  it('says so when nothing can be acted on', () => {
+    expect(interactiveView('- paragraph [ref=e1]: just text')).toBe('# page\n(nothing to act on)');
+  });
+});
+
+describe('diffSnapshots', () => {
+  it('pairs a removed and an added line with the same ref as one change', () => {
+    const after = sample.replace('textbox "Name" [ref=e11]: Ada', 'textbox "Name" [ref=e11]: Grace');
+    const diff = diffSnapshots(sample, after);
+    expect(diff).toMatchObject({ added: 0, removed: 0, changed: 1 });
+    expect(diff.text).toBe(
+      '@ form "Profile form" [ref=e9]:\n~ textbox "Name" [ref=e11]: Grace\n  was: textbox "Name" [ref=e11]: Ada',
+    );
+  });
+
+  it('lists added and removed lines under their nearest named or landmark ancestor', () => {
+    const after = sample
+      .replace('      - paragraph [ref=e28]:', '      - alert [ref=e90]: Saved\n      - paragraph [ref=e28]:')
+      .replace(/\n\s+- button "Save" \[disabled\] \[ref=e26\]/, '');
+    const diff = diffSnapshots(sample, after);
+    expect(diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
+    expect(diff.text).toContain('@ region "Details" [ref=e7]:\n+ alert [ref=e90]: Saved');
+    expect(diff.text).toContain('@ form "Profile form" [ref=e9]:\n- button "Save" [disabled] [ref=e26]');
+  });
+
+  it('is empty for equal snapshots, and counts only actionable lines when asked', () => {
+    expect(diffSnapshots(sample, sample)).toEqual({ text: '', added: 0, removed: 0, changed: 0 });
+    const after = sample.replace('- text: Some text with bold and a', '- text: Other text');
+    expect(diffSnapshots(sample, after).added).toBe(1);
+    expect(diffSnapshots(sample, after, true)).toMatchObject({ text: '', added: 0, removed: 0 });
+  });
+});
