@@ -51,11 +51,14 @@ export function interactiveView(snapshot: string): string {
   const lines = parseSnapshot(snapshot);
   const out: string[] = [];
   let lastPath = '';
-  let heading: SnapshotLine | undefined;
+  let heading: { line: SnapshotLine; landmarks: number[] } | undefined;
   lines.forEach((line, index) => {
-    if (line.role === 'heading') heading = line;
+    if (line.role === 'heading') heading = { line, landmarks: landmarksOf(lines, index) };
     if (!actionable(line)) return;
-    const path = pathOf(lines, index, heading);
+    // A heading names the section it is in: it locates a line only inside the same landmarks.
+    const landmarks = landmarksOf(lines, index);
+    const inScope = heading?.landmarks.every((l) => landmarks.includes(l)) === true;
+    const path = pathOf(lines, landmarks, inScope ? heading?.line : undefined);
     if (path !== lastPath) {
       out.push(`# ${path === '' ? 'page' : path}`);
       lastPath = path;
@@ -71,13 +74,22 @@ function actionable(line: SnapshotLine): boolean {
   return line.attrs.includes('cursor=pointer');
 }
 
-/** The landmark ancestors of a line, outermost first, then the nearest heading above it. */
-function pathOf(lines: SnapshotLine[], index: number, heading: SnapshotLine | undefined): string {
-  const parts: string[] = [];
+/** The indexes of a line's landmark ancestors, outermost first. */
+function landmarksOf(lines: SnapshotLine[], index: number): number[] {
+  const found: number[] = [];
   for (let at = lines[index]?.parent ?? -1; at !== -1; at = lines[at]?.parent ?? -1) {
     const ancestor = lines[at];
-    if (ancestor !== undefined && LANDMARK_ROLES.has(ancestor.role)) parts.unshift(label(ancestor));
+    if (ancestor !== undefined && LANDMARK_ROLES.has(ancestor.role)) found.unshift(at);
   }
+  return found;
+}
+
+/** The landmarks above a line, then the heading of its section. */
+function pathOf(lines: SnapshotLine[], landmarks: number[], heading: SnapshotLine | undefined): string {
+  const parts = landmarks.flatMap((at) => {
+    const landmark = lines[at];
+    return landmark === undefined ? [] : [label(landmark)];
+  });
   if (heading !== undefined) {
     const level = heading.attrs.find((a) => a.startsWith('level='))?.slice(6) ?? '';
     parts.push(`h${level} ${JSON.stringify(heading.name ?? heading.value ?? '')}`);
@@ -95,14 +107,28 @@ function compactLine(lines: SnapshotLine[], index: number): string {
   if (line === undefined) return '';
   const attrs = line.attrs.filter((a) => !DROPPED_ATTRS.has(a)).map((a) => ` [${a}]`);
   let text = `${label(line)}${attrs.join('')} [ref=${line.ref ?? ''}]`;
-  const url = lines.find((l, i) => i > index && l.parent === index && l.role === '/url');
+  // Children follow their parent, deeper than it: the scan stops at the end of the subtree.
+  const children: SnapshotLine[] = [];
+  for (let at = index + 1; at < lines.length && (lines[at]?.depth ?? 0) > line.depth; at++) {
+    const child = lines[at];
+    if (child?.parent === index) children.push(child);
+  }
+  const url = children.find((c) => c.role === '/url');
   if (url?.value !== undefined) text += ` -> ${url.value}`;
-  const selected = lines.filter((l, i) => i > index && l.parent === index && l.attrs.includes('selected'));
+  const selected = children.filter((c) => c.attrs.includes('selected'));
   if (line.role === 'combobox' && selected.length > 0)
     text += `: ${selected.map((o) => o.name ?? '').join(', ')}`;
   else if (line.value !== undefined) text += `: ${line.value}`;
   return text;
 }
+
+/**
+ * Bounds on the line diff: past this many edits, or this long, a diff would be no smaller than the
+ * snapshot and would hold the event loop (Myers' diff is O(lines x edits)); the whole snapshot is
+ * the answer instead.
+ */
+export const MAX_DIFF_EDITS = 5_000;
+export const MAX_DIFF_MS = 250;
 
 export interface SnapshotDiff {
   /** `+ line` added, `- line` removed, `~ line` changed (with `  was: old line`), under `@ parent` lines. */
@@ -117,12 +143,21 @@ export interface SnapshotDiff {
  * role and name stay the same, so a removed and an added line with the same ref are one change. Each
  * group of changes is headed by the line of its nearest named or landmark ancestor (`@ …`), so the
  * agent knows where it is. With onlyActionable, only lines the interactive view would show count.
+ * Undefined when the snapshots differ past MAX_DIFF_EDITS or MAX_DIFF_MS.
  */
-export function diffSnapshots(before: string, after: string, onlyActionable = false): SnapshotDiff {
+export function diffSnapshots(
+  before: string,
+  after: string,
+  onlyActionable = false,
+): SnapshotDiff | undefined {
   const oldLines = parseSnapshot(before);
   const newLines = parseSnapshot(after);
   const keyOf = (l: SnapshotLine) => `${l.depth}:${l.text}`;
-  const parts = diffArrays(oldLines.map(keyOf), newLines.map(keyOf));
+  const parts = diffArrays(oldLines.map(keyOf), newLines.map(keyOf), {
+    maxEditLength: MAX_DIFF_EDITS,
+    timeout: MAX_DIFF_MS,
+  });
+  if (parts === undefined) return undefined;
   const removedByRef = new Map<string, SnapshotLine>();
   const removed: SnapshotLine[] = [];
   const added: number[] = [];

@@ -2,7 +2,7 @@
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type } from '@sinclair/typebox';
 import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../browser/pageSnapshot.js';
-import { diffSnapshots, interactiveView } from '../browser/snapshotViews.js';
+import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../browser/snapshotViews.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ACTION_TIMEOUT_MS, Ref, Selector, timeoutParam } from './params.js';
@@ -49,6 +49,10 @@ function answerFor(
       note: `${unusable ?? ''}: this is the whole snapshot.`,
     };
   const diff = diffSnapshots(before.text, entry.text, interactive);
+  if (diff === undefined) {
+    const note = `more than ${MAX_DIFF_EDITS} lines changed since revision ${since}: this is the whole snapshot.`;
+    return { text: whole, since: null, changes: null, note };
+  }
   const { added, removed, changed } = diff;
   return {
     text: diff.text === '' ? '(no changes)' : diff.text,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots, interactiveView } from '../../src/browser/snapshotViews.js';
+import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../../src/browser/snapshotViews.js';
 
 const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');
 
@@ -26,6 +26,20 @@ describe('interactiveView', () => {
     expect(view).toMatch(/# main > region "Details" > iframe[^\n]*\n- button "In" \[ref=f1e2\]/);
   });
 
+  it('keeps the heading of a section out of a landmark it is not in', () => {
+    const snapshot = [
+      '- main [ref=e1]:',
+      '  - region "A" [ref=e2]:',
+      '    - heading "Section A" [level=2] [ref=e3]',
+      '    - button "In A" [ref=e4]',
+      '  - dialog "B" [ref=e5]:',
+      '    - button "In B" [ref=e6]',
+    ].join('\n');
+    expect(interactiveView(snapshot)).toBe(
+      '# main > region "A" > h2 "Section A"\n- button "In A" [ref=e4]\n# main > dialog "B"\n- button "In B" [ref=e6]',
+    );
+  });
+
   it('says so when nothing can be acted on', () => {
     expect(interactiveView('- paragraph [ref=e1]: just text')).toBe('# page\n(nothing to act on)');
   });
@@ -36,7 +50,7 @@ describe('diffSnapshots', () => {
     const after = sample.replace('textbox "Name" [ref=e11]: Ada', 'textbox "Name" [ref=e11]: Grace');
     const diff = diffSnapshots(sample, after);
     expect(diff).toMatchObject({ added: 0, removed: 0, changed: 1 });
-    expect(diff.text).toBe(
+    expect(diff?.text).toBe(
       '@ form "Profile form" [ref=e9]:\n~ textbox "Name" [ref=e11]: Grace\n  was: textbox "Name" [ref=e11]: Ada',
     );
   });
@@ -47,14 +61,24 @@ describe('diffSnapshots', () => {
       .replace(/\n\s+- button "Save" \[disabled\] \[ref=e26\]/, '');
     const diff = diffSnapshots(sample, after);
     expect(diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
-    expect(diff.text).toContain('@ region "Details" [ref=e7]:\n+ alert [ref=e90]: Saved');
-    expect(diff.text).toContain('@ form "Profile form" [ref=e9]:\n- button "Save" [disabled] [ref=e26]');
+    expect(diff?.text).toContain('@ region "Details" [ref=e7]:\n+ alert [ref=e90]: Saved');
+    expect(diff?.text).toContain('@ form "Profile form" [ref=e9]:\n- button "Save" [disabled] [ref=e26]');
   });
 
   it('is empty for equal snapshots, and counts only actionable lines when asked', () => {
     expect(diffSnapshots(sample, sample)).toEqual({ text: '', added: 0, removed: 0, changed: 0 });
     const after = sample.replace('- text: Some text with bold and a', '- text: Other text');
-    expect(diffSnapshots(sample, after).added).toBe(1);
+    expect(diffSnapshots(sample, after)?.added).toBe(1);
     expect(diffSnapshots(sample, after, true)).toMatchObject({ text: '', added: 0, removed: 0 });
+  });
+
+  it('gives up past MAX_DIFF_EDITS changed lines rather than hold the event loop', () => {
+    const list = (prefix: string) =>
+      Array.from(
+        { length: MAX_DIFF_EDITS + 10 },
+        (_, i) => `- listitem [ref=e${i + 1}]: ${prefix} ${i}`,
+      ).join('\n');
+    expect(diffSnapshots(list('old'), list('new'))).toBeUndefined();
+    expect(diffSnapshots(list('same'), list('same'))).toMatchObject({ changed: 0, added: 0 });
   });
 });
