@@ -295,7 +295,7 @@ export interface PageSnapshotParams {
   selector?: string;
   /** Only the subtree of the element this ref names. */
   ref?: string;
-  /** Only what can be acted on (buttons, links, fields with values, options, clickable elements), under the path of landmarks and heading that locates it (default false). */
+  /** Only what can be acted on (buttons, links, fields with values and [required], options, clickable elements), under the path of landmarks and heading that locates it (default false). */
   interactive?: boolean;
   /** A revision of an earlier snapshot of the same page and scope: answer only what changed since (the session keeps its last 3). When it is not kept, the answer is the whole snapshot, with a note. */
   since?: number;

@@ -116,6 +116,41 @@ export async function ariaSnapshotOf(
     : text;
 }
 
+/** Fields a form requires: Playwright's snapshot has no [required] state, so it is found here. */
+const REQUIRED_FIELDS = 'input[required], select[required], textarea[required], [aria-required="true"]';
+/** The most required fields marked per snapshot: each costs a round trip to the page. */
+export const MAX_REQUIRED_MARKS = 50;
+
+/**
+ * The refs of the fields the page marks required, in every frame. Each field's own one-element
+ * snapshot gives its ref, which Playwright keeps on the element, so the page snapshot taken next
+ * shows the same ref. Run it before that snapshot: it replaces each frame's last snapshot, which
+ * is what refs resolve against.
+ */
+export async function requiredRefs(page: Page, timeout: number): Promise<Set<string>> {
+  const refs = new Set<string>();
+  const perFrame = await Promise.all(
+    page.frames().map(async (frame) => {
+      const fields = frame.locator(REQUIRED_FIELDS);
+      // A frame that detaches meanwhile has no fields to mark; the snapshot will not show it either.
+      const count = await fields.count().catch(() => 0);
+      return Promise.all(
+        Array.from({ length: Math.min(count, MAX_REQUIRED_MARKS) }, (_, i) =>
+          fields
+            .nth(i)
+            .ariaSnapshot({ mode: 'ai', timeout })
+            .catch(() => ''),
+        ),
+      );
+    }),
+  );
+  for (const line of perFrame.flat()) {
+    const ref = /\[ref=((?:f\d+)?e\d+)\]/.exec(line)?.[1];
+    if (ref !== undefined && refs.size < MAX_REQUIRED_MARKS) refs.add(ref);
+  }
+  return refs;
+}
+
 /** One page of a snapshot from `offset`, ending on a line boundary within maxChars. */
 export function pageOf(text: string, offset: number, maxChars: number): SnapshotPage {
   const rest = text.slice(offset);

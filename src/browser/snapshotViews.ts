@@ -43,11 +43,12 @@ const LANDMARK_ROLES = new Set([
 const DROPPED_ATTRS = new Set(['cursor=pointer']);
 
 /**
- * Only what can be acted on: buttons, links (with their targets), fields with their values, options,
+ * Only what can be acted on: buttons, links (with their targets), fields with their values (and
+ * [required] for the refs in `required`), options,
  * and elements the page made clickable (cursor: pointer), grouped under a line naming the landmarks
  * (main, navigation, form, dialog, iframe …) and the nearest heading above them.
  */
-export function interactiveView(snapshot: string): string {
+export function interactiveView(snapshot: string, required: ReadonlySet<string> = new Set()): string {
   const lines = parseSnapshot(snapshot);
   const out: string[] = [];
   let lastPath = '';
@@ -63,7 +64,7 @@ export function interactiveView(snapshot: string): string {
       out.push(`# ${path === '' ? 'page' : path}`);
       lastPath = path;
     }
-    out.push(`- ${compactLine(lines, index)}`);
+    out.push(`- ${compactLine(lines, index, required)}`);
   });
   return out.length === 0 ? '# page\n(nothing to act on)' : out.join('\n');
 }
@@ -102,10 +103,11 @@ function label(line: SnapshotLine): string {
 }
 
 /** `role "name" [states] [ref=…]: value`, with a link's target folded in as `-> /url`. */
-function compactLine(lines: SnapshotLine[], index: number): string {
+function compactLine(lines: SnapshotLine[], index: number, required: ReadonlySet<string>): string {
   const line = lines[index];
   if (line === undefined) return '';
   const attrs = line.attrs.filter((a) => !DROPPED_ATTRS.has(a)).map((a) => ` [${a}]`);
+  if (line.ref !== undefined && required.has(line.ref)) attrs.push(' [required]');
   let text = `${label(line)}${attrs.join('')} [ref=${line.ref ?? ''}]`;
   // Children follow their parent, deeper than it: the scan stops at the end of the subtree.
   const children: SnapshotLine[] = [];

@@ -1,7 +1,7 @@
 // page.snapshot: the page.* namespace continues here (page.ts holds navigation, reads and actions),
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type } from '@sinclair/typebox';
-import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../browser/pageSnapshot.js';
+import { encodeCursor, offsetOf, pageOf, requiredRefs, type SnapshotEntry } from '../browser/pageSnapshot.js';
 import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../browser/snapshotViews.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
@@ -30,8 +30,9 @@ function answerFor(
   before: SnapshotEntry | undefined,
   since: number | undefined,
   interactive: boolean,
+  required: ReadonlySet<string> | undefined,
 ): Answer {
-  const whole = interactive ? interactiveView(entry.text) : entry.text;
+  const whole = interactive ? interactiveView(entry.text, required) : entry.text;
   if (since === undefined) return { text: whole, since: null, changes: null, note: null };
   const unusable =
     before === undefined
@@ -77,7 +78,7 @@ export const pageSnapshot = defineSessionMethod({
     interactive: Type.Boolean({
       default: false,
       description:
-        'Only what can be acted on (buttons, links, fields with values, options, clickable elements), under the path of landmarks and heading that locates it (default false).',
+        'Only what can be acted on (buttons, links, fields with values and [required], options, clickable elements), under the path of landmarks and heading that locates it (default false).',
     }),
     since: Type.Optional(
       Type.Integer({
@@ -140,8 +141,14 @@ export const pageSnapshot = defineSessionMethod({
     let answer: Answer | undefined;
     if (params.cursor === undefined) {
       const before = params.since === undefined ? undefined : session.snapshots.get(params.since);
+      // Required fields are looked up first (it replaces each frame's last snapshot, which refs
+      // resolve against); a ref subtree is resolved against the snapshot it came from, so not then.
+      const required =
+        params.interactive && params.ref === undefined
+          ? await requiredRefs(session.page, params.timeout)
+          : undefined;
       entry = await session.takeSnapshot(params.selector, params.ref, params.timeout);
-      answer = answerFor(entry, before, params.since, params.interactive);
+      answer = answerFor(entry, before, params.since, params.interactive, required);
       entry.answer = answer.text;
     } else {
       const mixed =
