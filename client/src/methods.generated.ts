@@ -411,7 +411,7 @@ export interface ScreenshotResult {
   bytes: number;
 }
 
-/** Params of find.byRole: Find elements by ARIA role and accessible name; returns a selector page.click accepts. */
+/** Params of find.byRole: Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press. */
 export interface FindByRoleParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
@@ -421,16 +421,70 @@ export interface FindByRoleParams {
   name?: string;
   /** Match the name exactly and case-sensitively (default false). */
   exact?: boolean;
-  /** Milliseconds to wait for the lookup (default 15000). */
+  /** Matches listed at most (default 20, at most 200); count says how many there are. */
+  limit?: number;
+  /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
 }
 
 /** Result of find.byRole. */
 export interface FindByRoleResult {
-  /** A selector for the matches; add >> nth=N to pick one when count > 1. */
+  /** A Playwright role selector for the matches in the main frame (not in frames); add >> nth=N to pick one. Prefer the refs. */
   selector: string;
-  /** How many elements match now. */
+  /** How many lines of the snapshot match (0 when none). */
   count: number;
+  /** True when count is more than the matches listed (limit). */
+  truncated: boolean;
+  /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
+  revision: number;
+  /** The first matches, in page order (limit at most). */
+  matches: Array<{
+    /** The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox). */
+    ref: string | null;
+    /** The role of the element. */
+    role: string;
+    /** Its accessible name, null when it has none. */
+    name: string | null;
+    /** Its snapshot line (cut when very long). */
+    line: string;
+  }>;
+}
+
+/** Params of find.byText: Find the text a person sees (names, text, input values, placeholders), in frames and shadow roots too; returns the refs of the elements that hold it. */
+export interface FindByTextParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Text to find: a case-insensitive substring of a name, a text node or a value. */
+  text?: string;
+  /** A JavaScript regular expression, without slashes (flags go in flags), at most 500 characters. It runs on the first 2000 characters of each name or text; a search past 250 ms (catastrophic backtracking) is refused. */
+  regex?: string;
+  /** Flags of regex: i (ignore case), m, s, u, v; g and y do not apply to a search. */
+  flags?: string;
+  /** Matches listed at most (default 20, at most 200); count says how many there are. */
+  limit?: number;
+  /** Milliseconds to wait for the snapshot (default 15000). */
+  timeout?: number;
+}
+
+/** Result of find.byText. */
+export interface FindByTextResult {
+  /** How many lines of the snapshot match (0 when none). */
+  count: number;
+  /** True when count is more than the matches listed (limit). */
+  truncated: boolean;
+  /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
+  revision: number;
+  /** The first matches, in page order (limit at most). */
+  matches: Array<{
+    /** The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox). */
+    ref: string | null;
+    /** The role of the matching line: text for a text node (its ref is the enclosing element's). */
+    role: string;
+    /** The matching snapshot line, cut around the match when very long. */
+    line: string;
+    /** Snapshot lines around it: the enclosing line, the siblings before and after (cut short). */
+    context: string;
+  }>;
 }
 
 /** Params of axe.run: Run axe-core accessibility checks on the page (or part of it) and return the violations. */
@@ -680,6 +734,7 @@ export interface RpcMethods {
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
   'find.byRole': { params: FindByRoleParams; result: FindByRoleResult; paramsOptional: false };
+  'find.byText': { params: FindByTextParams; result: FindByTextResult; paramsOptional: false };
   'axe.run': { params: AxeRunParams; result: AxeRunResult; paramsOptional: false };
   'agents.list': { params: AgentsListParams; result: AgentsListResult; paramsOptional: true };
   'agents.evaluate': { params: AgentsEvaluateParams; result: AgentsEvaluateResult; paramsOptional: false };
@@ -718,6 +773,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'network.pull',
   'screenshot',
   'find.byRole',
+  'find.byText',
   'axe.run',
   'agents.list',
   'agents.evaluate',
@@ -738,6 +794,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'page.snapshot',
   'screenshot',
   'find.byRole',
+  'find.byText',
   'axe.run',
   'agents.list',
   'tabs.list',
@@ -799,6 +856,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'network.pull': ['SESSION_NOT_FOUND'],
   screenshot: ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'INVALID_PARAMS'],
   'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
+  'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
   'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
   'agents.list': [],
   'agents.evaluate': [
@@ -950,12 +1008,23 @@ export interface RpcApi {
   screenshot: (params: ScreenshotParams, options?: CallOptions) => Promise<ScreenshotResult>;
   find: {
     /**
-     * Find elements by ARIA role and accessible name; returns a selector page.click accepts.
+     * Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press.
+     *
+     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Nothing found is count 0, not an error. selector is a Playwright role selector for the same role and name, which matches in the main frame only: act on a match by its ref.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT.
      */
     byRole: (params: FindByRoleParams, options?: CallOptions) => Promise<FindByRoleResult>;
+    /**
+     * Find the text a person sees (names, text, input values, placeholders), in frames and shadow roots too; returns the refs of the elements that hold it.
+     *
+     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Give text (a case-insensitive substring) or regex (a JavaScript regular expression, case-sensitive unless flags has i), not both. A match on a text node, a value or a placeholder gives the ref of the element it belongs to. Nothing found is count 0, not an error.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, INVALID_PARAMS.
+     */
+    byText: (params: FindByTextParams, options?: CallOptions) => Promise<FindByTextResult>;
   };
   axe: {
     /**
@@ -1079,6 +1148,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
     screenshot: (params, options) => call('screenshot', params, options),
     find: {
       byRole: (params, options) => call('find.byRole', params, options),
+      byText: (params, options) => call('find.byText', params, options),
     },
     axe: {
       run: (params, options) => call('axe.run', params, options),

@@ -18,6 +18,12 @@ export const AXE_TIMEOUT_MS = 60_000;
 /** Nodes listed per violation: enough to locate the problem without a megabyte answer. */
 export const MAX_NODES_PER_VIOLATION = 20;
 
+/** find.* answers list this many matches by default and at most MAX_FIND_MATCHES: count says how many there are. */
+export const DEFAULT_FIND_MATCHES = 20;
+export const MAX_FIND_MATCHES = 200;
+/** find.byText's longest regex: a pattern is a search term, and a long one is more to go wrong. */
+export const MAX_REGEX_CHARS = 500;
+
 const SELECTOR_DESCRIPTION =
   'A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole.';
 

@@ -122,14 +122,19 @@ describe('client examples', () => {
     const report = parseReport(run) as {
       url: string;
       violations: { id: string; nodes: number; targets: string[] }[];
-      roles: Record<string, { selector: string; count: number }>;
-      followed_link: { selector: string; url_after: string };
+      roles: Record<string, { selector: string; count: number; matches: { ref: string | null }[] }>;
+      followed_link: { ref: string; url_after: string };
     };
     expect(report.url).toBe(`${suite.fixture.url}/a11y`);
     const ids = report.violations.map((v) => v.id);
     expect(ids).toEqual(expect.arrayContaining(['image-alt', 'button-name']));
     expect(report.violations.find((v) => v.id === 'button-name')?.targets).toEqual(['#empty']);
-    expect(report.roles.formLink).toEqual({ selector: 'role=link[name="Form"s]', count: 1 });
+    expect(report.roles.formLink).toMatchObject({
+      selector: 'role=link[name="Form"s]',
+      count: 1,
+      matches: [{ ref: report.followed_link.ref, role: 'link', name: 'Form' }],
+    });
+    expect(report.followed_link.ref).toMatch(/^e\d+$/);
     expect(report.followed_link.url_after).toBe(`${suite.fixture.url}/form`);
   });
 });

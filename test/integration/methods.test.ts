@@ -381,7 +381,7 @@ describe('debug signals', () => {
 describe('accessibility', () => {
   const s = sharedSession();
 
-  it('find.byRole returns a selector page.click accepts; exact is case-sensitive', async () => {
+  it('find.byRole returns a selector page.click accepts; exact is case-sensitive; no match is count 0', async () => {
     await s.open('/form');
     await s.call('page.fill', { selector: '#name', value: 'Grace' });
     const found = await s.call<{ selector: string; count: number }>('find.byRole', {
@@ -395,8 +395,10 @@ describe('accessibility', () => {
     expect(await s.call('find.byRole', { role: 'button' })).toMatchObject({ count: 2 });
     const exact = await s.call('find.byRole', { role: 'button', name: 'Greet', exact: true });
     expect(exact).toMatchObject({ count: 1 });
-    await rpcFailure(s.call('find.byRole', { role: 'button', name: 'greet', exact: true }), -32000);
-    await rpcFailure(s.call('find.byRole', { role: 'button', name: 'Nope' }), -32000);
+    // Nothing matching is an answer, not an error (issue 10).
+    const none = { count: 0, truncated: false, matches: [] };
+    expect(await s.call('find.byRole', { role: 'button', name: 'greet', exact: true })).toMatchObject(none);
+    expect(await s.call('find.byRole', { role: 'button', name: 'Nope' })).toMatchObject(none);
   });
 
   it('axe.run on /a11y finds image-alt and button-name; include narrows the check', async () => {
