@@ -14,19 +14,25 @@ import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixture
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
+  DIFF_PAGES,
   LATENCY_OPS,
+  SNAPSHOT_PAGES,
   computeTargets,
+  emptyLatencyEntry,
+  withEveryOp,
+  type ActionablePoint,
   type BenchError,
   type BenchResults,
   type LatencyEntry,
   type MemoryPoint,
   type OpId,
   type PerSystem,
+  type SnapshotDiffPoint,
   type ThroughputPoint,
 } from './lib/results.js';
 import { AbortedError, sleep, summarize, timed, withTimeout } from './lib/stats.js';
 import { FloorSystem } from './systems/floor.js';
-import { PeerSystem, peerPackage } from './systems/peer.js';
+import { PeerSystem, peerPackage, refFor } from './systems/peer.js';
 import { ServiceSystem } from './systems/service.js';
 import type { BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
 
@@ -164,6 +170,7 @@ const NEW_PROJECT: Target = {
   name: 'New Project',
 };
 const NAME_INPUT: Target = { selector: '#name', role: 'textbox', name: 'Name' };
+const [SNAPSHOT_INPUTS, SNAPSHOT_LIST, SNAPSHOT_PROJECTS] = SNAPSHOT_PAGES;
 
 /** One step of a latency iteration; `timed` steps return milliseconds. */
 interface Step {
@@ -267,16 +274,11 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
 
     // ---- latency: every operation, interleaved across systems ----
     const latency = {} as Record<OpId, LatencyEntry>;
-    for (const { id, label } of LATENCY_OPS) {
-      latency[id] = {
+    for (const { id, label } of LATENCY_OPS)
+      latency[id] = emptyLatencyEntry(
         label,
-        samples: {},
-        summary: {},
-        unsupported: systems.filter((s) => s.unsupported.has(id)).map((s) => s.name),
-        serviceServerSide: [],
-        serviceServerSummary: null,
-      };
-    }
+        systems.filter((s) => s.unsupported.has(id)).map((s) => s.name),
+      );
     const state = new Map<SystemName, SysState>(
       systems.map((s) => [s.name, { main: undefined, tmp: undefined }]),
     );
@@ -295,6 +297,12 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         await s.close();
       }
     };
+    /** The whole snapshot of the current document, which must hold the page's probe text. */
+    const snapshotStep = ({ op, path, probe }: (typeof SNAPSHOT_PAGES)[number]): Step => ({
+      id: op,
+      label: `snapshot ${path}`,
+      run: async (_s, st) => timed(async () => mustContain(await mainOf(st).snapshot(probe), probe)),
+    });
     const steps: Step[] = [
       {
         id: 'session.create',
@@ -340,6 +348,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         run: async (_s, st) =>
           timed(async () => mustContain(await mainOf(st).readText('main', 'Apollo'), 'Apollo')),
       },
+      snapshotStep(SNAPSHOT_PROJECTS),
       {
         id: 'setup',
         label: 'prepare click',
@@ -380,6 +389,17 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
             mustContain(await mainOf(st).readText('main', 'Paragraph 1800'), 'Paragraph 1800'),
           ),
       },
+      ...[SNAPSHOT_INPUTS, SNAPSHOT_LIST].flatMap((page): Step[] => [
+        {
+          id: 'setup',
+          label: `goto ${page.path}`,
+          run: async (_s, st) => {
+            await mainOf(st).goto(url(page.path), 'load');
+            return undefined;
+          },
+        },
+        snapshotStep(page),
+      ]),
       { id: 'flow', label: 'flow', run: async (sys) => timed(() => flow(sys)) },
     ];
 
@@ -490,6 +510,70 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         recordError('chars', sys, 'read page', error);
       }
     }
+
+    // ---- characters returned for "what can I do on this page" ----
+    const actionable: ActionablePoint[] = [];
+    for (const page of SNAPSHOT_PAGES) {
+      const point: ActionablePoint = { path: page.path, systems: {} };
+      for (const sys of systems) {
+        const st = state.get(sys.name);
+        if (!st) continue;
+        try {
+          const main = mainOf(st);
+          await guard(main.gotoAndWaitForText(url(page.path), page.probe), `${sys.name} actionable goto`);
+          const read = await guard(main.actionable(page.action), `${sys.name} actionable read`);
+          mustContain(read, page.action);
+          point.systems[sys.name] = read;
+          log(
+            `actionable ${page.path}: ${sys.name} ${read.textChars} chars (${read.responseChars} received)`,
+          );
+        } catch (error) {
+          if (signal.aborted) throw error;
+          recordError('actionable', sys, page.path, error);
+        }
+      }
+      actionable.push(point);
+    }
+
+    // ---- the service's snapshot diff after one fill, against its whole snapshot ----
+    const snapshotDiff: SnapshotDiffPoint[] = [];
+    const diffSession = await guard(service.createSession(), 'service create');
+    try {
+      for (const { path: p, field, value } of DIFF_PAGES) {
+        try {
+          await guard(diffSession.goto(url(p), 'load'), 'service diff goto');
+          const full = await guard(diffSession.snapshotAnswer(), 'service whole snapshot');
+          const ref = refFor(full.snapshot, field);
+          if (ref === undefined)
+            throw new Error(`no ref for ${field.role} "${field.name}" in the whole snapshot of ${p}`);
+          await guard(diffSession.fillRef(ref, value), 'service fill');
+          const diff = await guard(diffSession.snapshotAnswer({ since: full.revision }), 'service diff');
+          if (diff.since !== full.revision || diff.changes === null)
+            throw new Error(`since: ${full.revision} gave the whole snapshot (${diff.note ?? 'no note'})`);
+          if (!diff.snapshot.includes(value)) throw new Error(`the diff does not show '${value}'`);
+          snapshotDiff.push({
+            path: p,
+            field: `${field.role} "${field.name}" [ref=${ref}]`,
+            revision: full.revision,
+            fullChars: full.length,
+            diffChars: diff.length,
+            fullResponseChars: full.responseChars,
+            diffResponseChars: diff.responseChars,
+            changes: diff.changes,
+            diff: diff.snapshot,
+          });
+          log(`snapshot diff ${p}: ${diff.length} chars against ${full.length} whole`);
+        } catch (error) {
+          if (signal.aborted) throw error;
+          recordError('diff', service, p, error);
+        }
+      }
+    } finally {
+      await guard(diffSession.close(), 'service close').catch((e: unknown) =>
+        recordError('diff', service, 'close', e),
+      );
+    }
+
     for (const sys of systems) {
       const st = state.get(sys.name);
       const s = st?.main;
@@ -647,6 +731,8 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       latency,
       floorNativeNetworkidle,
       chars,
+      actionable,
+      snapshotDiff,
       memory,
       throughput,
       targets: [],
@@ -679,7 +765,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
 async function cli(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (options.render !== undefined) {
-    const results = JSON.parse(readFileSync(options.render, 'utf8')) as BenchResults;
+    const results = withEveryOp(JSON.parse(readFileSync(options.render, 'utf8')) as BenchResults);
     await writeReport(results, options.render, options.resultsPath);
     process.stdout.write(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} from ${options.render}\n`);
     return;

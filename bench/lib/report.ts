@@ -1,7 +1,15 @@
 // RESULTS.md from a results object: one markdown table per measure, formatted by Prettier.
 import { format, resolveConfig } from 'prettier';
 import type { SystemName } from '../systems/types.js';
-import { LATENCY_OPS, type BenchResults, type OpId, type PerSystem, type TargetResult } from './results.js';
+import {
+  DIFF_PAGES,
+  LATENCY_OPS,
+  SNAPSHOT_PAGES,
+  type BenchResults,
+  type OpId,
+  type PerSystem,
+  type TargetResult,
+} from './results.js';
 
 const SYSTEMS: SystemName[] = ['floor', 'service', 'peer'];
 
@@ -31,7 +39,47 @@ const LATENCY_TARGETS: Partial<Record<OpId, string>> = {
   'text.main.repeat': 'text.main.repeat',
   'goto.projects.networkidle': 'goto.projects.networkidle',
   flow: 'flow',
+  'snapshot.inputs': 'snapshot.inputs',
+  'snapshot.snapshot': 'snapshot.snapshot',
+  'snapshot.projects': 'snapshot.projects',
 };
+
+/** Latency ops that get their own section (page snapshot) rather than a row of the main table. */
+const SNAPSHOT_OPS = new Set<OpId>(SNAPSHOT_PAGES.map((p) => p.op));
+
+/** One row per op: p50/p90 of each system, the service's in-server time, the ratios, the target. */
+function latencyTable(
+  r: BenchResults,
+  systems: SystemName[],
+  ops: readonly OpId[],
+  targetById: Map<string, TargetResult>,
+): string {
+  const header = ['operation'];
+  for (const s of systems) {
+    header.push(`${s} p50`, `${s} p90`);
+    if (s === 'service') header.push('service in-server p50');
+  }
+  header.push('service÷floor');
+  if (systems.includes('peer')) header.push('service÷peer');
+  header.push('target', 'met');
+  const rows = ops.map((id) => {
+    const e = r.latency[id];
+    const row = [e.label];
+    for (const s of systems) {
+      const sum = e.summary[s];
+      const na = e.unsupported.includes(s) ? 'n/a' : '—';
+      row.push(sum ? num(sum.p50) : na, sum ? num(sum.p90) : na);
+      if (s === 'service') row.push(num(e.serviceServerSummary?.p50));
+    }
+    row.push(ratio(e.summary.service?.p50, e.summary.floor?.p50));
+    if (systems.includes('peer')) row.push(ratio(e.summary.service?.p50, e.summary.peer?.p50));
+    const tid = LATENCY_TARGETS[id];
+    const t = tid === undefined ? undefined : targetById.get(tid);
+    row.push(t?.target ?? '', t ? verdict(t.met) : '');
+    return row;
+  });
+  return table(header, rows);
+}
 
 function flagDiff(results: BenchResults): string[] {
   const floor = new Set(results.meta.browserCommands.floor?.slice(1) ?? []);
@@ -121,31 +169,14 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push('## Latency (ms)');
   out.push('');
   const targetById = new Map<string, TargetResult>(r.targets.map((t) => [t.id, t]));
-  const header = ['operation'];
-  for (const s of systems) {
-    header.push(`${s} p50`, `${s} p90`);
-    if (s === 'service') header.push('service in-server p50');
-  }
-  header.push('service÷floor');
-  if (systems.includes('peer')) header.push('service÷peer');
-  header.push('target', 'met');
-  const rows = LATENCY_OPS.map(({ id }) => {
-    const e = r.latency[id];
-    const row = [e.label];
-    for (const s of systems) {
-      const sum = e.summary[s];
-      const na = e.unsupported.includes(s) ? 'n/a' : '—';
-      row.push(sum ? num(sum.p50) : na, sum ? num(sum.p90) : na);
-      if (s === 'service') row.push(num(e.serviceServerSummary?.p50));
-    }
-    row.push(ratio(e.summary.service?.p50, e.summary.floor?.p50));
-    if (systems.includes('peer')) row.push(ratio(e.summary.service?.p50, e.summary.peer?.p50));
-    const tid = LATENCY_TARGETS[id];
-    const t = tid === undefined ? undefined : targetById.get(tid);
-    row.push(t?.target ?? '', t ? verdict(t.met) : '');
-    return row;
-  });
-  out.push(table(header, rows));
+  out.push(
+    latencyTable(
+      r,
+      systems,
+      LATENCY_OPS.map((o) => o.id).filter((id) => !SNAPSHOT_OPS.has(id)),
+      targetById,
+    ),
+  );
   out.push('');
   out.push(
     '"service in-server" is the time the service itself recorded for the same calls ' +
@@ -191,6 +222,8 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push('');
   out.push(`Target: ${ct?.target ?? ''} — ${ct?.measured ?? ''} — met: ${verdict(ct?.met ?? null)}.`);
   out.push('');
+
+  out.push(...snapshotSections(r, systems, targetById));
 
   out.push('## Chromium memory per idle session (PSS, MiB; sessions open on /static)');
   out.push('');
@@ -354,6 +387,24 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
           '`page.text` (default selector `body`): its `text`; the whole JSON-RPC body is shown too',
           '`browser_snapshot` of the whole page (the text parts of the tool result)',
         ],
+        [
+          'page snapshot',
+          "`page.ariaSnapshot({mode: 'ai'})`",
+          '`page.snapshot` `maxChars: 500000` (the whole snapshot in one answer)',
+          '`browser_snapshot` of the whole page',
+        ],
+        [
+          '"what can I do on this page"',
+          "`page.ariaSnapshot({mode: 'ai'})` (Playwright has no interactive-only view)",
+          '`page.snapshot` `interactive: true`: its `length`',
+          '`browser_snapshot` of the whole page (no interactive-only mode): the text parts of the tool result',
+        ],
+        [
+          'snapshot diff after a fill',
+          '**no equivalent**',
+          '`page.snapshot` → `page.fill` by the textbox ref → `page.snapshot` `since: <revision>`',
+          '**no equivalent**',
+        ],
       ],
     ),
   );
@@ -375,6 +426,107 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   );
   out.push('');
   return out.join('\n');
+}
+
+/** The page snapshot sections: latency, "what can I do" characters, diff size. */
+function snapshotSections(
+  r: BenchResults,
+  systems: SystemName[],
+  targetById: Map<string, TargetResult>,
+): string[] {
+  const out: string[] = [];
+  const met = (id: string): string => verdict(targetById.get(id)?.met ?? null);
+
+  out.push('## Page snapshot (ms; the whole snapshot of the current document)');
+  out.push('');
+  out.push(
+    latencyTable(
+      r,
+      systems,
+      SNAPSHOT_PAGES.map((p) => p.op),
+      targetById,
+    ),
+  );
+  out.push('');
+  out.push(
+    "The floor is Playwright's `page.ariaSnapshot({mode: 'ai'})` in-process; the service is `page.snapshot` " +
+      'with `maxChars: 500000`, so the whole snapshot comes in one answer (it also keeps the snapshot for ' +
+      'its refs, cursor and diffs); the peer is `browser_snapshot`. /projects is read on the document the ' +
+      "text rows above read (after its 'Apollo' arrived); /inputs and /snapshot right after an untimed " +
+      "goto (load). Every snapshot must hold the page's probe text (a button of the dialog on /inputs, " +
+      "the list's last item on /snapshot, 'Apollo' on /projects). For the floor and the service each is " +
+      "the first snapshot of its document, and Playwright's first snapshot of a document costs several " +
+      "times a repeated one; the peer's `browser_navigate` already answered with a snapshot of the " +
+      'document (untimed), so its rows are repeated snapshots.',
+  );
+  out.push('');
+
+  out.push('## Characters for "what can I do on this page"');
+  out.push('');
+  const points = r.actionable ?? [];
+  const header = ['page', ...systems.map((s) => (s === 'service' ? 'service (interactive)' : s))];
+  if (systems.includes('peer')) header.push('service÷peer');
+  header.push(...systems.map((s) => `${s} response`), 'met');
+  const rows = SNAPSHOT_PAGES.map(({ path }) => {
+    const point = points.find((a) => a.path === path);
+    const chars = (s: SystemName): number | undefined => point?.systems[s]?.textChars;
+    const row = [path, ...systems.map((s) => num(chars(s), 0))];
+    if (systems.includes('peer')) row.push(ratio(chars('service'), chars('peer')));
+    row.push(...systems.map((s) => num(point?.systems[s]?.responseChars, 0)), met(`actionable.${path}`));
+    return row;
+  });
+  const total = targetById.get('actionable.total');
+  const sumOf = (s: SystemName): number | undefined => {
+    const each = SNAPSHOT_PAGES.map(({ path }) => points.find((a) => a.path === path)?.systems[s]?.textChars);
+    return each.every((x) => x !== undefined) ? each.reduce((t, x) => t + (x ?? 0), 0) : undefined;
+  };
+  const totalRow = ['total', ...systems.map((s) => num(sumOf(s), 0))];
+  if (systems.includes('peer')) totalRow.push(ratio(sumOf('service'), sumOf('peer')));
+  totalRow.push(...systems.map(() => ''), met('actionable.total'));
+  rows.push(totalRow);
+  out.push(table(header, rows));
+  out.push('');
+  out.push(
+    "What the agent reads: the service's `length` of `page.snapshot {interactive: true}` (only what can be " +
+      "acted on, under the landmarks and heading that locate it); the peer's `browser_snapshot` reply, " +
+      'every text part of the tool result, as the "what does the page say" reading counts it; the floor has ' +
+      'no interactive view and reads its whole `ariaSnapshot({mode: \'ai\'})`. "response" is the whole ' +
+      'JSON-RPC message that carried it. Each page is reached by goto (load) + waiting for its probe text. ' +
+      `Target: ${total?.target ?? ''}, per page and in total.`,
+  );
+  out.push('');
+
+  out.push('## Snapshot diff after one fill (the service)');
+  out.push('');
+  const diffs = r.snapshotDiff ?? [];
+  out.push(
+    table(
+      ['page', 'field filled', 'whole snapshot', 'diff', 'diff÷whole', 'lines +/−/~', 'met'],
+      DIFF_PAGES.map(({ path }) => {
+        const d = diffs.find((x) => x.path === path);
+        return d
+          ? [
+              path,
+              d.field,
+              num(d.fullChars, 0),
+              num(d.diffChars, 0),
+              `${(d.diffChars / d.fullChars).toFixed(3)}×`,
+              `${d.changes.added}/${d.changes.removed}/${d.changes.changed}`,
+              met(`snapshot.diff.${path}`),
+            ]
+          : [path, '—', '—', '—', '—', '—', met(`snapshot.diff.${path}`)];
+      }),
+    ),
+  );
+  out.push('');
+  out.push(
+    '`page.snapshot` (whole) → `page.fill` of one textbox by the ref that snapshot gave it → ' +
+      "`page.snapshot {since: <revision>}`; characters are each answer's `length`. Target: ≤ 0.10 × the " +
+      'whole snapshot. The diffs as the service answered them:',
+  );
+  out.push('');
+  for (const d of diffs) out.push(`${d.path}:`, '', '```text', d.diff, '```', '');
+  return out;
 }
 
 /** The markdown, formatted with the repository's Prettier settings so `prettier --check` passes. */

@@ -1,6 +1,6 @@
 // The shape of one benchmark run's results, and the issue's targets computed from it.
 import type { Summary } from './stats.js';
-import type { SystemName, TextRead } from '../systems/types.js';
+import type { SystemName, Target, TextRead } from '../systems/types.js';
 
 /** Every latency operation, in the order it runs within an iteration. */
 export const LATENCY_OPS = [
@@ -11,14 +11,44 @@ export const LATENCY_OPS = [
   { id: 'goto.projects.loadText', label: "goto /projects (load) + wait for text 'Apollo'" },
   { id: 'text.main.first', label: 'text of `main`, first read of the document' },
   { id: 'text.main.repeat', label: 'text of `main`, repeated read of the same document' },
+  {
+    id: 'snapshot.projects',
+    label: "page snapshot of /projects (after its 'Apollo' text arrives)",
+  },
   { id: 'click', label: "click (button 'New Project' on /projects)" },
   { id: 'fill', label: 'fill (#name on /form)' },
   { id: 'screenshot', label: 'screenshot (viewport PNG, 1280×800)' },
   { id: 'text.big', label: 'text of /big (~200 KB page)' },
+  {
+    id: 'snapshot.inputs',
+    label: 'page snapshot of /inputs (a form with every input type)',
+  },
+  { id: 'snapshot.snapshot', label: 'page snapshot of /snapshot (300-item list + iframe)' },
   { id: 'flow', label: 'flow: create → goto /static → text of main → close' },
 ] as const;
 
 export type OpId = (typeof LATENCY_OPS)[number]['id'];
+
+/**
+ * The fixture pages an agent's snapshot is measured on: the latency op of the whole snapshot, a text the
+ * whole snapshot must hold, and one the "what can I do" reading must hold (something to act on).
+ */
+export const SNAPSHOT_PAGES = [
+  { path: '/inputs', op: 'snapshot.inputs', probe: 'Dismiss', action: 'Save' },
+  { path: '/snapshot', op: 'snapshot.snapshot', probe: 'Item 299', action: 'Greet' },
+  { path: '/projects', op: 'snapshot.projects', probe: 'Apollo', action: 'New Project' },
+] as const satisfies readonly { path: string; op: OpId; probe: string; action: string }[];
+
+export type SnapshotPath = (typeof SNAPSHOT_PAGES)[number]['path'];
+
+/**
+ * Where the diff is measured: a whole snapshot, a fill of one textbox by the ref that snapshot gave it
+ * (found by role and name), then `page.snapshot {since}`.
+ */
+export const DIFF_PAGES = [
+  { path: '/inputs', field: { selector: '[name=text]', role: 'textbox', name: 'Text' }, value: 'Grace' },
+  { path: '/snapshot', field: { selector: '[name=name]', role: 'textbox', name: 'Name' }, value: 'Grace' },
+] as const satisfies readonly { path: SnapshotPath; field: Target; value: string }[];
 
 export type PerSystem<T> = Partial<Record<SystemName, T>>;
 
@@ -54,6 +84,30 @@ export interface ThroughputPoint {
   seconds: number;
   flowsPerSec: number;
   errors: number;
+}
+
+/** "What can I do on this page" on one fixture page: what each system hands the agent. */
+export interface ActionablePoint {
+  path: SnapshotPath;
+  /** service: `page.snapshot {interactive: true}` (textChars = its `length`); floor and peer: their whole snapshot. */
+  systems: PerSystem<TextRead>;
+}
+
+/** The service's diff after one fill, against the whole snapshot taken before it. */
+export interface SnapshotDiffPoint {
+  path: SnapshotPath;
+  /** The field filled between the two snapshots, as role "name" [ref] from the whole snapshot. */
+  field: string;
+  revision: number;
+  /** `length` of the whole snapshot and of the diff (characters of each answer). */
+  fullChars: number;
+  diffChars: number;
+  /** Characters of the whole JSON-RPC responses that carried them. */
+  fullResponseChars: number;
+  diffResponseChars: number;
+  changes: { added: number; removed: number; changed: number };
+  /** The diff as the service answered it. */
+  diff: string;
 }
 
 export interface BenchError {
@@ -111,10 +165,23 @@ export interface BenchResults {
   /** Playwright's own waitUntil 'networkidle' on the floor, bounded: /static (control) and /projects. */
   floorNativeNetworkidle: { static: NativeProbe; projects: NativeProbe; timeoutMs: number } | null;
   chars: PerSystem<TextRead>;
+  /** Absent from raw files of runs before it was measured. */
+  actionable?: ActionablePoint[];
+  snapshotDiff?: SnapshotDiffPoint[];
   memory: { sessions: number; systems: PerSystem<MemoryPoint> }[];
   throughput: { clients: number; flowsPerClient: number; systems: PerSystem<ThroughputPoint> }[];
   targets: TargetResult[];
   errors: BenchError[];
+}
+
+export function emptyLatencyEntry(label: string, unsupported: SystemName[] = []): LatencyEntry {
+  return { label, samples: {}, summary: {}, unsupported, serviceServerSide: [], serviceServerSummary: null };
+}
+
+/** A raw file of an older run (`--render`) gets an empty entry for each latency op it did not measure. */
+export function withEveryOp(r: BenchResults): BenchResults {
+  for (const { id, label } of LATENCY_OPS) r.latency[id] ??= emptyLatencyEntry(label);
+  return r;
 }
 
 const p50 = (r: BenchResults, op: OpId, sys: SystemName): number | undefined =>
@@ -265,6 +332,85 @@ export function computeTargets(r: BenchResults): TargetResult[] {
       measured: `${fmt(ratio)} × peer (${charsSvc} vs ${charsPeer} chars)`,
       value: ratio,
       met: ratio <= 0.2,
+    });
+  }
+
+  out.push(...snapshotTargets(r));
+  return out;
+}
+
+/** Page snapshot (issue 10): latency per page, "what can I do" characters per page and in total, diff size. */
+function snapshotTargets(r: BenchResults): TargetResult[] {
+  const out: TargetResult[] = [];
+  for (const { path, op } of SNAPSHOT_PAGES)
+    out.push(
+      ratioTarget(r, op, `\`page.snapshot\` of ${path} (whole)`, 1.2, "≤ 1.20 × floor's `ariaSnapshot`"),
+    );
+
+  const actionTarget = "≤ 0.50 × the peer's `browser_snapshot`";
+  const actionMeasure = (where: string): string =>
+    `characters for "what can I do on this page" (\`interactive: true\`), ${where}`;
+  const readings = SNAPSHOT_PAGES.map(({ path }) => {
+    const point = r.actionable?.find((a) => a.path === path);
+    return { path, svc: point?.systems.service?.textChars, peer: point?.systems.peer?.textChars };
+  });
+  const actionRow = (
+    id: string,
+    where: string,
+    svc: number | undefined,
+    peer: number | undefined,
+  ): TargetResult => {
+    const measure = actionMeasure(where);
+    if (svc === undefined || peer === undefined || peer <= 0)
+      return {
+        id,
+        measure,
+        target: actionTarget,
+        measured: svc === undefined ? 'not measured' : `${svc} chars; peer not measured`,
+        value: null,
+        met: null,
+      };
+    const ratio = svc / peer;
+    return {
+      id,
+      measure,
+      target: actionTarget,
+      measured: `${fmt(ratio)} × peer (${svc} vs ${peer} chars)`,
+      value: ratio,
+      met: ratio <= 0.5,
+    };
+  };
+  for (const { path, svc, peer } of readings) out.push(actionRow(`actionable.${path}`, path, svc, peer));
+  const sum = (pick: (x: (typeof readings)[number]) => number | undefined): number | undefined =>
+    readings.every((x) => pick(x) !== undefined)
+      ? readings.reduce((total, x) => total + (pick(x) ?? 0), 0)
+      : undefined;
+  out.push(
+    actionRow(
+      'actionable.total',
+      `the ${readings.length} pages together`,
+      sum((x) => x.svc),
+      sum((x) => x.peer),
+    ),
+  );
+
+  for (const { path } of DIFF_PAGES) {
+    const id = `snapshot.diff.${path}`;
+    const measure = `\`page.snapshot {since}\` after one fill on ${path}, against the whole snapshot`;
+    const target = '≤ 0.10 × the whole snapshot';
+    const d = r.snapshotDiff?.find((x) => x.path === path);
+    if (d === undefined || d.fullChars <= 0) {
+      out.push({ id, measure, target, measured: 'not measured', value: null, met: null });
+      continue;
+    }
+    const ratio = d.diffChars / d.fullChars;
+    out.push({
+      id,
+      measure,
+      target,
+      measured: `${fmt(ratio, 3)} × whole (${d.diffChars} vs ${d.fullChars} chars)`,
+      value: ratio,
+      met: ratio <= 0.1,
     });
   }
   return out;

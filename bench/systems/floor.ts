@@ -103,6 +103,15 @@ class FloorSession implements BenchSession {
     return read(text, probe);
   }
 
+  async snapshot(probe?: string): Promise<TextRead> {
+    return read(await this.page.ariaSnapshot({ mode: 'ai', timeout: this.timeoutMs }), probe);
+  }
+
+  async actionable(probe?: string): Promise<TextRead> {
+    // Playwright has no interactive-only view: an agent on the floor reads the whole snapshot.
+    return this.snapshot(probe);
+  }
+
   async prepare(_target: Target): Promise<void> {
     // Selectors need no preparation.
   }

@@ -125,6 +125,15 @@ class PeerSession implements BenchSession {
     return this.snapshotRead(await this.tool('browser_snapshot'), probe);
   }
 
+  async snapshot(probe?: string): Promise<TextRead> {
+    return this.readPage(probe);
+  }
+
+  async actionable(probe?: string): Promise<TextRead> {
+    // browser_snapshot has no interactive-only mode: "what can I do" is the whole snapshot.
+    return this.readPage(probe);
+  }
+
   async prepare(target: Target): Promise<void> {
     if (refFor(this.lastSnapshot, target) === undefined)
       this.lastSnapshot = (await this.tool('browser_snapshot')).text;

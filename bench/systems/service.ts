@@ -154,7 +154,53 @@ function textResult(result: Record<string, unknown>, chars: number, probe: strin
   };
 }
 
-class ServiceSession implements BenchSession {
+/** page.snapshot's largest page (its maxChars bound): the whole snapshot of a fixture page in one answer. */
+const WHOLE_SNAPSHOT_CHARS = 500_000;
+
+/** The fields of a page.snapshot answer the benchmark reads. */
+export interface SnapshotAnswer {
+  snapshot: string;
+  revision: number;
+  /** Characters of the whole answer (every page of it). */
+  length: number;
+  cursor: string | null;
+  since: number | null;
+  changes: { added: number; removed: number; changed: number } | null;
+  note: string | null;
+  /** Characters of the whole JSON-RPC response that carried it. */
+  responseChars: number;
+}
+
+const count = (o: object, key: string): number => {
+  const v: unknown = Reflect.get(o, key);
+  if (typeof v !== 'number') throw new Error(`page.snapshot: changes.${key} is not a number`);
+  return v;
+};
+
+function snapshotAnswer(result: Record<string, unknown>, chars: number): SnapshotAnswer {
+  const { snapshot, revision, length, cursor, since, changes, note } = result;
+  if (typeof snapshot !== 'string' || typeof revision !== 'number' || typeof length !== 'number')
+    throw new Error('page.snapshot answered without snapshot, revision or length');
+  return {
+    snapshot,
+    revision,
+    length,
+    cursor: typeof cursor === 'string' ? cursor : null,
+    since: typeof since === 'number' ? since : null,
+    changes:
+      typeof changes === 'object' && changes !== null
+        ? {
+            added: count(changes, 'added'),
+            removed: count(changes, 'removed'),
+            changed: count(changes, 'changed'),
+          }
+        : null,
+    note: typeof note === 'string' ? note : null,
+    responseChars: chars,
+  };
+}
+
+export class ServiceSession implements BenchSession {
   constructor(
     private readonly rpc: RpcClient,
     private readonly id: string,
@@ -182,6 +228,39 @@ class ServiceSession implements BenchSession {
   async readPage(probe?: string): Promise<TextRead> {
     const { result, chars } = await this.call('page.text', {});
     return textResult(result, chars, probe);
+  }
+
+  /** One page.snapshot call, with maxChars at its bound so that the answer comes whole. */
+  async snapshotAnswer(params: { interactive?: boolean; since?: number } = {}): Promise<SnapshotAnswer> {
+    const { result, chars } = await this.call('page.snapshot', { ...params, maxChars: WHOLE_SNAPSHOT_CHARS });
+    const answer = snapshotAnswer(result, chars);
+    if (answer.cursor !== null)
+      throw new Error(
+        `page.snapshot: ${answer.length} chars do not fit in one answer of ${WHOLE_SNAPSHOT_CHARS}`,
+      );
+    return answer;
+  }
+
+  private async snapshotRead(interactive: boolean, probe: string | undefined): Promise<TextRead> {
+    const answer = await this.snapshotAnswer({ interactive });
+    return {
+      textChars: answer.length,
+      responseChars: answer.responseChars,
+      contains: probe === undefined || answer.snapshot.includes(probe),
+    };
+  }
+
+  async snapshot(probe?: string): Promise<TextRead> {
+    return this.snapshotRead(false, probe);
+  }
+
+  async actionable(probe?: string): Promise<TextRead> {
+    return this.snapshotRead(true, probe);
+  }
+
+  /** page.fill by a ref from the last page.snapshot. */
+  async fillRef(ref: string, value: string): Promise<void> {
+    await this.call('page.fill', { ref, value });
   }
 
   async prepare(_target: Target): Promise<void> {
@@ -265,7 +344,7 @@ export class ServiceSystem implements BenchSystem {
     if (this.roots.length === 0) throw new Error('service: ready, but no Chromium process found under it');
   }
 
-  async createSession(): Promise<BenchSession> {
+  async createSession(): Promise<ServiceSession> {
     if (!this.rpc) throw new Error('service not started');
     const { result } = await this.rpc.call('session.create', {});
     const id = result.session_id;

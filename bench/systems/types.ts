@@ -11,7 +11,10 @@ export interface Target {
 
 /** What one read returned to the caller. */
 export interface TextRead {
-  /** Characters of what the agent reads: innerText, page.text's `text`, the text parts of the peer's tool result. */
+  /**
+   * Characters of what the agent reads: innerText, page.text's `text`, page.snapshot's `length`, the
+   * floor's aria snapshot, the text parts of the peer's tool result.
+   */
   textChars: number;
   /** Characters of the whole JSON-RPC response message that carried it (the floor: the text; no transport). */
   responseChars: number;
@@ -28,6 +31,13 @@ export interface BenchSession {
   readText(selector: string, probe?: string): Promise<TextRead>;
   /** "What does the page say": the whole page as the system reads it to an agent (text, or the peer's snapshot). */
   readPage(probe?: string): Promise<TextRead>;
+  /** The whole page as an agent's accessibility snapshot (floor: `ariaSnapshot({mode: 'ai'})`). */
+  snapshot(probe?: string): Promise<TextRead>;
+  /**
+   * "What can I do on this page": the service's interactive view; the floor and the peer have no such
+   * view and read their whole snapshot.
+   */
+  actionable(probe?: string): Promise<TextRead>;
   /** Untimed preparation before click/fill on the current document (the peer needs a snapshot ref). */
   prepare(target: Target): Promise<void>;
   click(target: Target): Promise<void>;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultOptions, main, type BenchOutput } from '../../bench/run.js';
-import { LATENCY_OPS } from '../../bench/lib/results.js';
+import { DIFF_PAGES, LATENCY_OPS, SNAPSHOT_PAGES } from '../../bench/lib/results.js';
 import type { BenchSystem } from '../../bench/systems/types.js';
 
 const finite = (x: number | undefined): boolean => typeof x === 'number' && Number.isFinite(x);
@@ -54,6 +54,19 @@ describe('benchmark smoke run', () => {
       expect(finite(r.chars[sys]?.responseChars)).toBe(true);
     }
 
+    expect(r.actionable?.map((a) => a.path)).toEqual(SNAPSHOT_PAGES.map((p) => p.path));
+    for (const point of r.actionable ?? []) {
+      for (const sys of ['floor', 'service'] as const) {
+        expect(point.systems[sys]?.textChars, `actionable ${point.path} ${sys}`).toBeGreaterThan(0);
+        expect(finite(point.systems[sys]?.responseChars), `actionable ${point.path} ${sys}`).toBe(true);
+      }
+    }
+    expect(r.snapshotDiff?.map((d) => d.path)).toEqual(DIFF_PAGES.map((p) => p.path));
+    for (const d of r.snapshotDiff ?? []) {
+      expect(d.diffChars, d.path).toBeGreaterThan(0);
+      expect(d.fullChars, d.path).toBeGreaterThan(d.diffChars);
+    }
+
     expect(r.memory.map((m) => m.sessions)).toEqual([1, 2]);
     for (const level of r.memory) {
       for (const sys of ['floor', 'service'] as const) {
@@ -83,9 +96,14 @@ describe('benchmark smoke run', () => {
         'session.create',
         'text.main.repeat',
         'throughput',
+        ...SNAPSHOT_PAGES.map((p) => p.op),
+        ...SNAPSHOT_PAGES.map((p) => `actionable.${p.path}`),
+        'actionable.total',
+        ...DIFF_PAGES.map((p) => `snapshot.diff.${p.path}`),
       ].sort(),
     );
-    for (const t of r.targets.filter((t) => t.id !== 'chars')) {
+    // The characters targets compare with the peer, which this run skips.
+    for (const t of r.targets.filter((t) => t.id !== 'chars' && !t.id.startsWith('actionable.'))) {
       expect(finite(t.value ?? undefined), t.id).toBe(true);
       expect(typeof t.met, t.id).toBe('boolean');
     }
