@@ -169,28 +169,40 @@ export interface PageReloadResult {
   }>;
 }
 
-/** Params of page.text: Read the visible text (innerText) of the page or of one element, normalised and capped. */
+/** Params of page.text: Read the visible text (innerText) or the main content as Markdown, of the page or of one element, in pages of maxChars. */
 export interface PageTextParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** Element whose visible text to read (default body). The first match is read. */
+  /** Read the first element this selector matches. A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref, or neither for the whole page. */
   selector?: string;
-  /** Cut the text to this many characters (default 90000). */
+  /** Read the element a ref from the last page.snapshot names (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF. Give this or selector, or neither for the whole page. */
+  ref?: string;
+  /** text (default): the visible text. markdown: headings, lists, tables and absolute links; the whole page is narrowed to its main content. */
+  format?: 'text' | 'markdown';
+  /** Append the text of every iframe (nested and cross-origin ones too), each under a header line; a frame that cannot be read is a note line. The whole page only (default false). */
+  frames?: boolean;
+  /** Characters at most in this answer, cut at a line end (default 90000). */
   maxChars?: number;
-  /** Fold whitespace and blank lines (default true). */
+  /** The cursor of a previous answer: continue that text instead of reading the page again (with the same format, frames and normalize). */
+  cursor?: string;
+  /** Fold whitespace and blank lines of the text (default true; Markdown is left as it is). */
   normalize?: boolean;
-  /** Milliseconds to wait for the element (default 15000). */
+  /** Milliseconds to wait for the element (and each frame) (default 15000). */
   timeout?: number;
 }
 
 /** Result of page.text. */
 export interface PageTextResult {
-  /** The visible text. */
+  /** The text (or Markdown) of this page of the answer. */
   text: string;
-  /** True when the text was cut at maxChars. */
+  /** True when the text goes on past this answer: cut at maxChars, or longer than the 2000000 characters the service keeps. */
   truncated: boolean;
   /** Length of the whole text before any cut. */
   length: number;
+  /** Pass it back to read on; null when this answer reached the end. */
+  cursor: string | null;
+  /** An estimate of the tokens in text (characters / 4). */
+  approxTokens: number;
 }
 
 /** Params of page.content: Read the page HTML after JavaScript ran (capped at MAX_HTML_CHARS). */
@@ -845,7 +857,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.waitFor': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.reload': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.text': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.text': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
   'page.evaluate': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
   'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
@@ -928,10 +940,12 @@ export interface RpcApi {
      */
     reload: (params: PageReloadParams, options?: CallOptions) => Promise<PageReloadResult>;
     /**
-     * Read the visible text (innerText) of the page or of one element, normalised and capped.
+     * Read the visible text (innerText) or the main content as Markdown, of the page or of one element, in pages of maxChars.
+     *
+     * Reads the whole page (body), or the element a selector (its first match) or a snapshot ref names. format "markdown" keeps headings, lists, tables (GFM) and absolute links: for the whole page, its main content (Readability), without navigation, header and footer. frames appends every iframe, each under a line `--- frame "title" (url) ---`. When the text is longer than maxChars, the answer ends at a line end and cursor continues the same text (a cursor of an older read is refused).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     text: (params: PageTextParams, options?: CallOptions) => Promise<PageTextResult>;
     /**

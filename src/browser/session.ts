@@ -17,6 +17,7 @@ import {
 import { NetworkTracker, type SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 import { ariaSnapshotOf, refLocator, SnapshotHistory, type SnapshotEntry } from './pageSnapshot.js';
+import type { StoredRead } from './pageRead.js';
 
 /** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
 export const MAX_POPUPS_PER_SESSION = 20;
@@ -67,6 +68,8 @@ export class Session implements NavigationTarget {
   private lastTitle = '';
   /** The last few snapshots: refs belong to the newest, `since` diffs compare with older ones. */
   readonly snapshots = new SnapshotHistory();
+  /** The last page.text, which a cursor continues; its revision counts the reads of the session. */
+  lastRead: StoredRead | undefined;
   /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
   document = 0;
   /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */

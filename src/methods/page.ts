@@ -6,16 +6,15 @@ import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
   NAVIGATION_TIMEOUT_MS,
-  MAX_TEXT_CHARS,
   MAX_TIMEOUT_MS,
   NavigationResult,
   Ok,
-  Selector,
   Target,
   WaitUntil,
   timeoutParam,
 } from './params.js';
-import { clampChars, normalizeText } from './normalizeText.js';
+import { clampChars } from './normalizeText.js';
+import { pageText } from './pageText.js';
 import { pageWaitFor } from './pageWaitFor.js';
 
 export const pageGoto = defineSessionMethod({
@@ -47,49 +46,6 @@ export const pageReload = defineSessionMethod({
   readOnly: false,
   async handler(params, { session }) {
     return session.reload(params.waitUntil, params.timeout);
-  },
-});
-
-export const pageText = defineSessionMethod({
-  name: 'page.text',
-  summary: 'Read the visible text (innerText) of the page or of one element, normalised and capped',
-  params: {
-    selector: {
-      ...Selector,
-      default: 'body',
-      description: 'Element whose visible text to read (default body). The first match is read.',
-    },
-    maxChars: Type.Integer({
-      minimum: 1,
-      maximum: MAX_TEXT_CHARS,
-      default: 90_000,
-      description: 'Cut the text to this many characters (default 90000).',
-    }),
-    normalize: Type.Boolean({
-      default: true,
-      description: 'Fold whitespace and blank lines (default true).',
-    }),
-    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
-  },
-  result: Type.Object({
-    text: Type.String({ description: 'The visible text.' }),
-    truncated: Type.Boolean({ description: 'True when the text was cut at maxChars.' }),
-    length: Type.Integer({ description: 'Length of the whole text before any cut.' }),
-  }),
-  errors: ['TIMEOUT', 'ACTION_FAILED'],
-  readOnly: true,
-  async handler(params, { session }) {
-    // innerText() is Playwright's own fast path (a function passed to evaluate costs ~10x more);
-    // an element with no innerText (SVG, XML) falls back to its textContent.
-    const element = session.page.locator(params.selector).first();
-    const raw = await element.innerText({ timeout: params.timeout }).catch(async (error: unknown) => {
-      if (error instanceof Error && /not an HTMLElement/.test(error.message))
-        return (await element.textContent({ timeout: params.timeout })) ?? '';
-      throw error;
-    });
-    const text = params.normalize ? normalizeText(raw) : raw;
-    const clamped = clampChars(text, params.maxChars);
-    return { text: clamped.text, truncated: clamped.truncated, length: text.length };
   },
 });
 

@@ -197,14 +197,16 @@ describe('navigation and waits', () => {
 describe('reading', () => {
   const s = sharedSession('/big');
 
-  it('page.text reads a selector, and maxChars cuts with truncated:true', async () => {
+  it('page.text reads a selector, and maxChars cuts at a line end with truncated:true', async () => {
     expect(await s.call('page.text', { selector: 'h1' })).toEqual({
       text: 'Big',
       truncated: false,
       length: 3,
+      cursor: null,
+      approxTokens: 1,
     });
     const cut = await s.call('page.text', { selector: 'main', maxChars: 10 });
-    expect(cut).toMatchObject({ text: 'Big\n\nParag', truncated: true });
+    expect(cut).toMatchObject({ text: 'Big\n\n', truncated: true, cursor: expect.any(String) as unknown });
     expect(cut.length).toBeGreaterThan(100_000);
   });
 

@@ -53,7 +53,13 @@ describe('generated client types', () => {
     expectTypeOf<PageClickParams['selector']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<PageClickParams['ref']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<ResultOf<'page.text'>>().toEqualTypeOf<PageTextResult>();
-    expectTypeOf<PageTextResult>().toEqualTypeOf<{ text: string; truncated: boolean; length: number }>();
+    expectTypeOf<PageTextResult>().toEqualTypeOf<{
+      text: string;
+      truncated: boolean;
+      length: number;
+      cursor: string | null;
+      approxTokens: number;
+    }>();
     expectTypeOf<ResultOf<'page.goto'>['status']>().toEqualTypeOf<number | null>();
     expectTypeOf<CallArgs<'session.list'>>().toEqualTypeOf<
       [params?: ParamsOf<'session.list'>, options?: { signal?: AbortSignal }]
