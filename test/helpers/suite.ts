@@ -9,6 +9,8 @@ export interface ServiceSuite {
   readonly service: TestService;
   /** The fixture app. */
   readonly fixture: FixtureServer;
+  /** Opens a session on a page of the fixture app (waiting for load) and returns its id. */
+  open(path: string): Promise<string>;
 }
 
 /** Registers beforeAll/afterAll for a fixture app and a service with these config overrides. */
@@ -33,6 +35,13 @@ export function useServiceSuite(overrides: Parameters<typeof startTestService>[0
     },
     get fixture() {
       return started(fixture, 'fixture app');
+    },
+    async open(path) {
+      const running = started(service, 'service');
+      const url = `${started(fixture, 'fixture app').url}${path}`;
+      const { session_id } = await running.call<{ session_id: string }>('session.create', {});
+      await running.call('page.goto', { session_id, url, waitUntil: 'load' });
+      return session_id;
     },
   };
 }

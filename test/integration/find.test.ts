@@ -9,12 +9,7 @@ const suite = useServiceSuite();
 type Params = Record<string, unknown>;
 
 /** A session on the fixture's /find page: duplicates, a shadow root, a srcdoc and a cross-site frame. */
-async function open(): Promise<string> {
-  const { service, fixture } = suite;
-  const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}/find`, waitUntil: 'load' });
-  return session_id;
-}
+const open = () => suite.open('/find');
 
 async function withSession(test: (s: string) => Promise<void>): Promise<void> {
   const s = await open();

@@ -14,12 +14,7 @@ const HEAP_GROWTH_BOUND = 40 * 1024 * 1024;
 
 const suite = useServiceSuite();
 
-async function openOn(path: string): Promise<string> {
-  const { service, fixture } = suite;
-  const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
-  return session_id;
-}
+const openOn = (path: string) => suite.open(path);
 
 /** Samples the heap while work runs; returns the largest growth over the settled baseline. */
 async function peakHeapGrowth(work: () => Promise<unknown>): Promise<number> {

@@ -2,16 +2,12 @@
 // the main content as Markdown, and answers in pages that a cursor continues.
 import { describe, expect, it } from 'vitest';
 import type { PageSnapshotResult, PageTextResult } from '../../client/src/methods.generated.js';
+import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
 
-async function open(path: string): Promise<string> {
-  const { service, fixture } = suite;
-  const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
-  return session_id;
-}
+const open = (path: string) => suite.open(path);
 
 const close = (session_id: string) => suite.service.call('session.close', { session_id });
 
@@ -25,13 +21,6 @@ async function refused(session_id: string, params: Record<string, unknown>) {
   expect(reply.result).toBeUndefined();
   if (reply.error === undefined) throw new Error('page.text answered instead of failing');
   return reply.error;
-}
-
-/** The ref of the first snapshot line matching `line` (e.g. `heading "Account"`). */
-function refOf(snapshot: string, line: RegExp): string {
-  const m = new RegExp(`${line.source}[^\\n]*\\[ref=((?:f\\d+)?e\\d+)\\]`).exec(snapshot);
-  if (m?.[1] === undefined) throw new Error(`no ref for ${line.source} in:\n${snapshot}`);
-  return m[1];
 }
 
 describe('page.text format markdown', () => {

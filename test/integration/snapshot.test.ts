@@ -2,6 +2,7 @@
 // link targets and iframes, in pages of maxChars that a cursor continues.
 import { describe, expect, it } from 'vitest';
 import type { PageSnapshotResult } from '../../client/src/methods.generated.js';
+import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError } from '../helpers/testService.js';
 
@@ -9,12 +10,7 @@ const suite = useServiceSuite();
 
 type Snapshot = PageSnapshotResult;
 
-async function open(path = '/snapshot'): Promise<string> {
-  const { service, fixture } = suite;
-  const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
-  return session_id;
-}
+const open = (path = '/snapshot') => suite.open(path);
 
 const snapshot = (params: Record<string, unknown>) =>
   suite.service.call<Snapshot>('page.snapshot', { maxChars: 100_000, ...params });
@@ -79,13 +75,6 @@ describe('page.snapshot', () => {
     await suite.service.call('session.close', { session_id: s });
   });
 });
-
-/** The ref of the first snapshot line matching `line` (e.g. `button "Greet"`). */
-function refOf(snapshot: string, line: RegExp): string {
-  const m = new RegExp(`${line.source}[^\\n]*\\[ref=((?:f\\d+)?e\\d+)\\]`).exec(snapshot);
-  if (m?.[1] === undefined) throw new Error(`no ref for ${line.source} in:\n${snapshot}`);
-  return m[1];
-}
 
 describe('refs as targets', () => {
   it('page.fill and page.click act on the elements refs name, in the page and in a frame', async () => {

@@ -5,12 +5,7 @@ import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
 
-async function open(path: string): Promise<string> {
-  const { service, fixture } = suite;
-  const { session_id } = await service.call<{ session_id: string }>('session.create', {});
-  await service.call('page.goto', { session_id, url: `${fixture.url}${path}`, waitUntil: 'load' });
-  return session_id;
-}
+const open = (path: string) => suite.open(path);
 
 /** Runs a script in the page after a short delay, so the wait starts before the change. */
 function later(session_id: string, script: string): Promise<unknown> {
