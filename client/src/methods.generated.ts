@@ -247,7 +247,7 @@ export interface PageClickParams {
   ref?: string;
   /** Mouse button (default left). */
   button?: 'left' | 'right' | 'middle';
-  /** Keys held during the click. */
+  /** Keys held during the action. */
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
@@ -297,6 +297,229 @@ export interface PagePressParams {
 export interface PagePressResult {
   /** True when the action completed. */
   ok: boolean;
+}
+
+/** Params of page.hover: Move the mouse over an element (waits until it is visible and stable): opens hover menus. */
+export interface PageHoverParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Keys held during the action. */
+  modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
+  /** Milliseconds to wait for the element to be actionable (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.hover. */
+export interface PageHoverResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.dblclick: Double-click an element (waits until it is visible, stable and enabled). */
+export interface PageDblclickParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Mouse button (default left). */
+  button?: 'left' | 'right' | 'middle';
+  /** Keys held during the action. */
+  modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
+  /** Milliseconds to wait for the element to be actionable (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.dblclick. */
+export interface PageDblclickResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.focus: Give an element the keyboard focus. */
+export interface PageFocusParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Milliseconds to wait for the element (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.focus. */
+export interface PageFocusResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.check: Check a checkbox, radio button or switch (nothing happens when it is already checked). */
+export interface PageCheckParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Milliseconds to wait for the element to be actionable (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.check. */
+export interface PageCheckResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.uncheck: Uncheck a checkbox or switch (nothing happens when it is already unchecked). */
+export interface PageUncheckParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Milliseconds to wait for the element to be actionable (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.uncheck. */
+export interface PageUncheckResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.select: Choose the options of a <select> by value, label or index (several for a multiple select). */
+export interface PageSelectParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Options by their value attribute. Several only for a <select multiple>. Give one of values, labels and indexes. */
+  values?: string[];
+  /** Options by their visible label. Several only for a <select multiple>. Give one of values, labels and indexes. */
+  labels?: string[];
+  /** Options by their position (0 is the first). Several only for a <select multiple>. Give one of values, labels and indexes. */
+  indexes?: number[];
+  /** Milliseconds to wait for the element and its options (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.select. */
+export interface PageSelectResult {
+  /** The values of the options selected after the action. */
+  selected: string[];
+}
+
+/** Params of page.type: Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs. */
+export interface PageTypeParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** The text to type (at most 2000 characters). */
+  text: string;
+  /** Milliseconds between keys (default 0, at most 1000), for pages that debounce. */
+  delay?: number;
+  /** Milliseconds to wait for the element (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.type. */
+export interface PageTypeResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.scroll: Scroll an element into view (selector or ref), or turn the mouse wheel by a delta. */
+export interface PageScrollParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Turn the wheel by this much instead of naming an element. */
+  delta?: {
+    /** Pixels to the right (negative: to the left; default 0). */
+    dx?: number;
+    /** Pixels down (negative: up; default 0). */
+    dy?: number;
+  };
+  /** Milliseconds to wait for the element (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.scroll. */
+export interface PageScrollResult {
+  /** True when the action completed. */
+  ok: boolean;
+}
+
+/** Params of page.back: Go back one entry in the page's history and wait for it to settle. */
+export interface PageBackParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS). */
+  waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+  /** Milliseconds to wait for the navigation (default 45000). */
+  timeout?: number;
+}
+
+/** Result of page.back. */
+export interface PageBackResult {
+  /** The page URL after the navigation (and any redirects). */
+  url: string;
+  /** The document title. */
+  title: string;
+  /** HTTP status of the main document, null when there was no response. */
+  status: number | null;
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
+  blocked: Array<{
+    url: string;
+    reason: string;
+    resourceType: string;
+  }>;
+  /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
+  navigated: boolean;
+}
+
+/** Params of page.forward: Go forward one entry in the page's history and wait for it to settle. */
+export interface PageForwardParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS). */
+  waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+  /** Milliseconds to wait for the navigation (default 45000). */
+  timeout?: number;
+}
+
+/** Result of page.forward. */
+export interface PageForwardResult {
+  /** The page URL after the navigation (and any redirects). */
+  url: string;
+  /** The document title. */
+  title: string;
+  /** HTTP status of the main document, null when there was no response. */
+  status: number | null;
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
+  blocked: Array<{
+    url: string;
+    reason: string;
+    resourceType: string;
+  }>;
+  /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
+  navigated: boolean;
 }
 
 /** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
@@ -741,6 +964,16 @@ export interface RpcMethods {
   'page.click': { params: PageClickParams; result: PageClickResult; paramsOptional: false };
   'page.fill': { params: PageFillParams; result: PageFillResult; paramsOptional: false };
   'page.press': { params: PagePressParams; result: PagePressResult; paramsOptional: false };
+  'page.hover': { params: PageHoverParams; result: PageHoverResult; paramsOptional: false };
+  'page.dblclick': { params: PageDblclickParams; result: PageDblclickResult; paramsOptional: false };
+  'page.focus': { params: PageFocusParams; result: PageFocusResult; paramsOptional: false };
+  'page.check': { params: PageCheckParams; result: PageCheckResult; paramsOptional: false };
+  'page.uncheck': { params: PageUncheckParams; result: PageUncheckResult; paramsOptional: false };
+  'page.select': { params: PageSelectParams; result: PageSelectResult; paramsOptional: false };
+  'page.type': { params: PageTypeParams; result: PageTypeResult; paramsOptional: false };
+  'page.scroll': { params: PageScrollParams; result: PageScrollResult; paramsOptional: false };
+  'page.back': { params: PageBackParams; result: PageBackResult; paramsOptional: false };
+  'page.forward': { params: PageForwardParams; result: PageForwardResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
@@ -780,6 +1013,16 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.click',
   'page.fill',
   'page.press',
+  'page.hover',
+  'page.dblclick',
+  'page.focus',
+  'page.check',
+  'page.uncheck',
+  'page.select',
+  'page.type',
+  'page.scroll',
+  'page.back',
+  'page.forward',
   'page.snapshot',
   'logs.pull',
   'network.pull',
@@ -863,6 +1106,16 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.hover': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.dblclick': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.focus': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.check': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.uncheck': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.select': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.type': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.scroll': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.back': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.forward': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
@@ -985,6 +1238,90 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
      */
     press: (params: PagePressParams, options?: CallOptions) => Promise<PagePressResult>;
+    /**
+     * Move the mouse over an element (waits until it is visible and stable): opens hover menus.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    hover: (params: PageHoverParams, options?: CallOptions) => Promise<PageHoverResult>;
+    /**
+     * Double-click an element (waits until it is visible, stable and enabled).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    dblclick: (params: PageDblclickParams, options?: CallOptions) => Promise<PageDblclickResult>;
+    /**
+     * Give an element the keyboard focus.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    focus: (params: PageFocusParams, options?: CallOptions) => Promise<PageFocusResult>;
+    /**
+     * Check a checkbox, radio button or switch (nothing happens when it is already checked).
+     *
+     * A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    check: (params: PageCheckParams, options?: CallOptions) => Promise<PageCheckResult>;
+    /**
+     * Uncheck a checkbox or switch (nothing happens when it is already unchecked).
+     *
+     * A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    uncheck: (params: PageUncheckParams, options?: CallOptions) => Promise<PageUncheckResult>;
+    /**
+     * Choose the options of a <select> by value, label or index (several for a multiple select).
+     *
+     * Replaces the selection with the options named, fires input and change as a person would, and answers with the values selected afterwards. An option that is not there is waited for until the timeout.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    select: (params: PageSelectParams, options?: CallOptions) => Promise<PageSelectResult>;
+    /**
+     * Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs.
+     *
+     * Focuses the element and presses one key per character after what it already holds (page.fill replaces the value in one step, without key events). At most 2000 characters.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    type: (params: PageTypeParams, options?: CallOptions) => Promise<PageTypeResult>;
+    /**
+     * Scroll an element into view (selector or ref), or turn the mouse wheel by a delta.
+     *
+     * Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    scroll: (params: PageScrollParams, options?: CallOptions) => Promise<PageScrollResult>;
+    /**
+     * Go back one entry in the page's history and wait for it to settle.
+     *
+     * Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     */
+    back: (params: PageBackParams, options?: CallOptions) => Promise<PageBackResult>;
+    /**
+     * Go forward one entry in the page's history and wait for it to settle.
+     *
+     * Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     */
+    forward: (params: PageForwardParams, options?: CallOptions) => Promise<PageForwardResult>;
     /**
      * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
@@ -1151,6 +1488,16 @@ export function bindMethods(call: MethodCaller): RpcApi {
       click: (params, options) => call('page.click', params, options),
       fill: (params, options) => call('page.fill', params, options),
       press: (params, options) => call('page.press', params, options),
+      hover: (params, options) => call('page.hover', params, options),
+      dblclick: (params, options) => call('page.dblclick', params, options),
+      focus: (params, options) => call('page.focus', params, options),
+      check: (params, options) => call('page.check', params, options),
+      uncheck: (params, options) => call('page.uncheck', params, options),
+      select: (params, options) => call('page.select', params, options),
+      type: (params, options) => call('page.type', params, options),
+      scroll: (params, options) => call('page.scroll', params, options),
+      back: (params, options) => call('page.back', params, options),
+      forward: (params, options) => call('page.forward', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
     },
     logs: {

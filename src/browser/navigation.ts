@@ -1,4 +1,4 @@
-import type { Page, Response } from 'playwright-core';
+import type { Frame, Page, Response } from 'playwright-core';
 import { NavigationBlockedError } from './browserErrors.js';
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -32,6 +32,11 @@ export interface NavigationOutcome {
   title: string;
   status: number | null;
   blocked: { url: string; reason: string; resourceType: string }[];
+}
+
+export interface HistoryOutcome extends NavigationOutcome {
+  /** False when the history had no entry in that direction. */
+  navigated: boolean;
 }
 
 type Go = (waitUntil: Exclude<WaitUntil, 'networkidle'>, timeout: number) => Promise<Response | null>;
@@ -69,6 +74,43 @@ export function reloadChecked(
 }
 
 /**
+ * Goes one entry back or forward in the page's history under the same checks as a navigation: an
+ * entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED like a goto.
+ */
+export async function historyChecked(
+  target: NavigationTarget,
+  policy: UrlPolicy,
+  direction: 'back' | 'forward',
+  waitUntil: WaitUntil,
+  timeout: number,
+): Promise<HistoryOutcome> {
+  const page = target.page;
+  // Playwright answers null both at the end of the history and for a same-document entry (a hash,
+  // pushState); only a main-frame navigation during the call tells them apart.
+  let navigated = false;
+  const onNavigated = (frame: Frame): void => {
+    if (frame === page.mainFrame()) navigated = true;
+  };
+  page.on('framenavigated', onNavigated);
+  try {
+    const outcome = await navigateChecked(target, policy, undefined, () =>
+      withSettle(
+        target,
+        (w, t) =>
+          direction === 'back'
+            ? page.goBack({ waitUntil: w, timeout: t })
+            : page.goForward({ waitUntil: w, timeout: t }),
+        waitUntil,
+        timeout,
+      ),
+    );
+    return { ...outcome, navigated };
+  } finally {
+    page.off('framenavigated', onNavigated);
+  }
+}
+
+/**
  * The URL of a main-document hop the allow-list refused during a navigation: one the proxy
  * blocked (a redirect hop, a meta refresh; for https a refused tunnel fails the navigation itself),
  * or, for a tab of another browser that has no proxy, any hop of the redirect chain or the final URL.
@@ -98,7 +140,8 @@ function refusedHop(
 async function navigateChecked(
   target: NavigationTarget,
   policy: UrlPolicy,
-  requested: string,
+  /** The URL asked for; undefined for a history entry, whose URL is known only once it loads. */
+  requested: string | undefined,
   go: () => Promise<Response | null>,
 ): Promise<NavigationOutcome> {
   target.takeBlocked();
@@ -115,7 +158,7 @@ async function navigateChecked(
         .catch(() => target.note('info', 'no error page after a failed navigation'));
     }
     const main = target.takeBlocked().find((b) => b.mainFrame);
-    if (main !== undefined) throw new NavigationBlockedError(requested, main.reason, main.url);
+    if (main !== undefined) throw new NavigationBlockedError(requested ?? main.url, main.reason, main.url);
     throw error;
   }
   const blocked = target.takeBlocked();
@@ -126,7 +169,7 @@ async function navigateChecked(
       .catch((error: unknown) =>
         target.note('warning', `could not leave the blocked page: ${String(error)}`),
       );
-    throw new NavigationBlockedError(requested, hop.reason, hop.url);
+    throw new NavigationBlockedError(requested ?? hop.url, hop.reason, hop.url);
   }
   return {
     url: target.page.url(),

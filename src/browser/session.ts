@@ -8,8 +8,10 @@ import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
 import {
   gotoChecked,
+  historyChecked,
   reloadChecked,
   type BlockedEntry,
+  type HistoryOutcome,
   type NavigationOutcome,
   type NavigationTarget,
   type WaitUntil,
@@ -219,6 +221,15 @@ export class Session implements NavigationTarget {
 
   reload(waitUntil: WaitUntil, timeout: number): Promise<NavigationOutcome> {
     return reloadChecked(this, this.policy, waitUntil, timeout);
+  }
+
+  /** One entry back in the page's history, under the allow-list like a navigation. */
+  back(waitUntil: WaitUntil, timeout: number): Promise<HistoryOutcome> {
+    return historyChecked(this, this.policy, 'back', waitUntil, timeout);
+  }
+
+  forward(waitUntil: WaitUntil, timeout: number): Promise<HistoryOutcome> {
+    return historyChecked(this, this.policy, 'forward', waitUntil, timeout);
   }
 
   /** What the allow-list refused since the last call of this; empties the list. */

@@ -5,6 +5,7 @@ import { findMethods } from './find.js';
 import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
 import { pageMethods } from './page.js';
+import { pageActionMethods } from './pageActions.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
@@ -15,6 +16,7 @@ import { tabMethods } from './tabs.js';
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...pageMethods,
+  ...pageActionMethods,
   ...pageSnapshotMethods,
   ...logsMethods,
   ...networkMethods,

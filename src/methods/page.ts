@@ -7,6 +7,8 @@ import {
   ACTION_TIMEOUT_MS,
   NAVIGATION_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
+  Modifiers,
+  MouseButton,
   NavigationResult,
   Ok,
   Target,
@@ -117,27 +119,14 @@ export const pageEvaluate = defineSessionMethod({
   },
 });
 
-const Modifier = Type.Union([
-  Type.Literal('Alt'),
-  Type.Literal('Control'),
-  Type.Literal('ControlOrMeta'),
-  Type.Literal('Meta'),
-  Type.Literal('Shift'),
-]);
-
 export const pageClick = defineSessionMethod({
   name: 'page.click',
   summary:
     'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
   params: {
     ...Target,
-    button: Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
-      default: 'left',
-      description: 'Mouse button (default left).',
-    }),
-    modifiers: Type.Optional(
-      Type.Array(Modifier, { maxItems: 5, description: 'Keys held during the click.' }),
-    ),
+    button: MouseButton,
+    modifiers: Type.Optional(Modifiers),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
   result: Ok,

@@ -87,3 +87,37 @@ export const Target = {
   ),
   ref: Type.Optional(Ref),
 };
+
+/** page.type sends one keystroke per character, each a browser round trip: longer text is for page.fill. */
+export const MAX_TYPE_CHARS = 2_000;
+/** A slow typist's pause between keys; a longer wait between keys is a page.waitFor between calls. */
+export const MAX_TYPE_DELAY_MS = 1_000;
+/** page.select's longest list of options: a multiple select with more is filled by several calls. */
+export const MAX_SELECT_OPTIONS = 200;
+/** page.scroll's largest wheel delta per axis: many screens, yet a number the wheel event carries exactly. */
+export const MAX_SCROLL_DELTA_PX = 100_000;
+
+export const MouseButton = Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
+  default: 'left',
+  description: 'Mouse button (default left).',
+});
+
+export const Modifiers = Type.Array(
+  Type.Union([
+    Type.Literal('Alt'),
+    Type.Literal('Control'),
+    Type.Literal('ControlOrMeta'),
+    Type.Literal('Meta'),
+    Type.Literal('Shift'),
+  ]),
+  { maxItems: 5, description: 'Keys held during the action.' },
+);
+
+/** page.back and page.forward: a navigation's result, and whether there was an entry to go to. */
+export const HistoryResult = Type.Object({
+  ...NavigationResult.properties,
+  navigated: Type.Boolean({
+    description:
+      'False when there was no entry in that direction (the start or the end of the history): the page stayed as it was.',
+  }),
+});
