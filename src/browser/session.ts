@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/serviceError.js';
 import { Mutex } from './mutex.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
+import { SessionEvents } from './sessionEvents.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
@@ -62,6 +63,8 @@ export class Session implements NavigationTarget {
   page: Page;
   private tracker: NetworkTracker;
   private readonly signals: SessionSignals;
+  /** What happened, in order with a seq: an action reports the events since it started. */
+  readonly events = new SessionEvents();
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
@@ -94,7 +97,7 @@ export class Session implements NavigationTarget {
   ) {
     this.page = page;
     this.tracker = new NetworkTracker(page);
-    this.signals = new SessionSignals(policy, options, () => this.page.mainFrame());
+    this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
     ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
     if (release === undefined) this.attachContext();
     this.attachPage(page);

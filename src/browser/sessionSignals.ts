@@ -3,6 +3,7 @@ import { BLOCKED_HEADER } from './egressProxy.js';
 import type { BlockedEntry } from './navigation.js';
 import { capUrl } from './pageGuards.js';
 import { RingBuffer } from './ringBuffer.js';
+import type { SessionEvents } from './sessionEvents.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
@@ -33,6 +34,8 @@ export class SessionSignals {
     sizes: { console: number; network: number },
     /** The session's main frame now: a blocked request there fails the navigation in progress. */
     private readonly mainFrame: () => Frame,
+    /** The session's event log: errors and failures are also recorded there, for an action's report. */
+    private readonly events: SessionEvents,
   ) {
     this.console = new RingBuffer(sizes.console);
     this.pageErrors = new RingBuffer(sizes.console);
@@ -58,6 +61,7 @@ export class SessionSignals {
 
   pageError(message: string, stack?: string): void {
     this.pageErrors.push({ message, stack, timestamp: new Date().toISOString() });
+    this.events.push({ kind: 'consoleError', source: 'pageerror', text: message });
   }
 
   /**
@@ -88,9 +92,11 @@ export class SessionSignals {
 
   private onConsole(message: ConsoleMessage): void {
     const loc = message.location();
+    const text = clip(message.text());
+    if (message.type() === 'error') this.events.push({ kind: 'consoleError', source: 'console', text });
     this.console.push({
       type: message.type(),
-      text: clip(message.text()),
+      text,
       location: loc.url ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
       timestamp: new Date().toISOString(),
     });
@@ -108,12 +114,29 @@ export class SessionSignals {
       timestamp: new Date().toISOString(),
     });
     if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
+    if (blocked || response.status() >= 400)
+      this.events.push({
+        kind: 'requestFailed',
+        url: capUrl(request.url()),
+        method: request.method(),
+        resourceType: request.resourceType(),
+        failure: blocked ? 'blocked by the allow-list' : `HTTP ${response.status()}`,
+      });
   }
 
   private onRequestFailed(request: Request): void {
     const failure = request.failure()?.errorText ?? 'failed';
     const verdict = this.policy.checkRequest(request.url());
     const blocked = !verdict.allowed;
+    // A request the page itself cancelled (it navigated on) is not a failure an agent must act on.
+    if (blocked || !ABORTED.test(failure))
+      this.events.push({
+        kind: 'requestFailed',
+        url: capUrl(request.url()),
+        method: request.method(),
+        resourceType: request.resourceType(),
+        failure: blocked ? `blocked by the allow-list (${failure})` : failure,
+      });
     this.network.push({
       url: capUrl(request.url()),
       status: null,
