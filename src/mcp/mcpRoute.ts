@@ -16,6 +16,7 @@ import type { MethodInfo, Principal } from '../rpc/defineMethod.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
+import { requiredParams } from '../rpc/openrpc.js';
 
 /** Where MCP clients connect (Streamable HTTP, stateless). */
 export const MCP_PATH = '/mcp';
@@ -31,6 +32,8 @@ export function toolName(method: string): string {
 export function toolOf(def: MethodInfo): Tool {
   // TypeBox marks schemas with symbol keys; the tool gets plain JSON Schema.
   const inputSchema = JSON.parse(JSON.stringify(def.params)) as Tool['inputSchema'];
+  // A defaulted param may be left out: MCP clients must not demand it (page_goto's waitUntil).
+  inputSchema.required = requiredParams(def.params);
   return {
     name: toolName(def.name),
     title: def.name,

@@ -25,9 +25,17 @@ function plain(schema: TSchema): unknown {
   return JSON.parse(JSON.stringify(schema)) as unknown;
 }
 
+/**
+ * The params a caller must give: those the schema requires and gives no default (the validator
+ * fills a default in, so OpenRPC and MCP clients must not demand it).
+ */
+export function requiredParams(params: MethodInfo['params']): string[] {
+  return (params.required ?? []).filter((name) => params.properties[name]?.default === undefined);
+}
+
 /** One method of the table as an OpenRPC method object: a pure projection. */
 export function toOpenRpcMethod(def: MethodInfo): OpenRpcMethod {
-  const required = new Set(def.params.required ?? []);
+  const required = new Set(requiredParams(def.params));
   const method: OpenRpcMethod = {
     name: def.name,
     summary: def.summary,
@@ -35,8 +43,7 @@ export function toOpenRpcMethod(def: MethodInfo): OpenRpcMethod {
     params: Object.entries(def.params.properties).map(([name, schema]) => ({
       name,
       description: typeof schema.description === 'string' ? schema.description : name,
-      // A parameter with a default may be left out, whatever the validation schema lists.
-      required: required.has(name) && schema.default === undefined,
+      required: required.has(name),
       schema: plain(schema),
     })),
     result: { name: 'result', schema: plain(def.result) },

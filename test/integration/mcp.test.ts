@@ -54,7 +54,13 @@ describe('MCP /mcp', () => {
       openrpc.methods.map((m) => m.name.replace(/\./g, '_')).sort(),
     );
     const goto = tools.find((t) => t.name === 'page_goto');
-    expect(goto?.inputSchema.required).toEqual(expect.arrayContaining(['session_id', 'url']));
+    // Defaulted params (waitUntil, timeout) may be left out: no client must demand them.
+    expect([...(goto?.inputSchema.required ?? [])].sort()).toEqual(['session_id', 'url']);
+    for (const tool of tools) {
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
+      const defaulted = (tool.inputSchema.required ?? []).filter((p) => properties[p]?.default !== undefined);
+      expect(defaulted, tool.name).toEqual([]);
+    }
     expect(goto?.annotations?.readOnlyHint).toBe(false);
     expect(tools.find((t) => t.name === 'page_text')?.annotations?.readOnlyHint).toBe(true);
     for (const tool of tools) expect(tool.description?.length ?? 0).toBeGreaterThan(10);
