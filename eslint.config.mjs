@@ -296,14 +296,14 @@ export default tseslint.config(
   only(
     'mcp',
     [
-      ...files('rpc', 'jsonRpc.js', 'dispatch.js', 'defineMethod.js'),
+      ...files('rpc', 'jsonRpc.js', 'dispatch.js', 'defineMethod.js', 'openrpc.js'),
       dir('errors'),
       dir('observability'),
       dir('ws'),
       ...files('http', 'bodyErrors.js', 'auth.js'),
       ...files('browser', 'browserHost.js'),
     ],
-    'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, errors/, observability/, ws/, http/bodyErrors, http/auth and browserHost types',
+    'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, rpc/openrpc (the projection MCP shares), errors/, observability/, ws/, http/bodyErrors, http/auth and browserHost types',
   ),
   {
     files: ['src/http/**/*.ts', 'src/mcp/**/*.ts'],
