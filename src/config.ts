@@ -51,6 +51,7 @@ export interface Config {
   settleQuietMs: number;
   settleBodyGraceMs: number;
   settleMaxPendingMs: number;
+  actionSettleMs: number;
   maxHtmlChars: number;
   maxScreenshotBytes: number;
   maxEvaluateResultChars: number;
@@ -285,6 +286,7 @@ export function loadConfig(env: Source = process.env): Config {
     settleQuietMs: int('SETTLE_QUIET_MS', get('SETTLE_QUIET_MS'), 0, 60_000),
     settleBodyGraceMs: int('SETTLE_BODY_GRACE_MS', get('SETTLE_BODY_GRACE_MS'), 0, 600_000),
     settleMaxPendingMs: int('SETTLE_MAX_PENDING_MS', get('SETTLE_MAX_PENDING_MS'), 0, 600_000),
+    actionSettleMs: int('ACTION_SETTLE_MS', get('ACTION_SETTLE_MS'), 0, 60_000),
     maxHtmlChars: int('MAX_HTML_CHARS', get('MAX_HTML_CHARS'), 1),
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),

@@ -216,6 +216,12 @@ export const CONFIG_KEYS = {
     description:
       'networkidle: a request with no response at all (long-poll, hung server) stops counting after this.',
   },
+  ACTION_SETTLE_MS: {
+    default: '3000',
+    group: 'pages',
+    description:
+      'After an action (click, fill, select …): the most it waits for the navigation and the requests it started before it answers; what still runs then is reported as pending (0: answer at once).',
+  },
   MAX_HTML_CHARS: {
     default: '2000000',
     group: 'pages',

@@ -251,12 +251,50 @@ export interface PageClickParams {
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.click. */
 export interface PageClickResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.fill: Fill an input, textarea or contenteditable element with a value. */
@@ -271,12 +309,50 @@ export interface PageFillParams {
   value: string;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.fill. */
 export interface PageFillResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.press: Focus an element and press a key or chord (Enter, Tab, Control+A …). */
@@ -291,12 +367,50 @@ export interface PagePressParams {
   key: string;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.press. */
 export interface PagePressResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.hover: Move the mouse over an element (waits until it is visible and stable): opens hover menus. */
@@ -311,12 +425,50 @@ export interface PageHoverParams {
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.hover. */
 export interface PageHoverResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.dblclick: Double-click an element (waits until it is visible, stable and enabled). */
@@ -333,12 +485,50 @@ export interface PageDblclickParams {
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.dblclick. */
 export interface PageDblclickResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.focus: Give an element the keyboard focus. */
@@ -351,12 +541,50 @@ export interface PageFocusParams {
   ref?: string;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.focus. */
 export interface PageFocusResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.check: Check a checkbox, radio button or switch (nothing happens when it is already checked). */
@@ -369,12 +597,50 @@ export interface PageCheckParams {
   ref?: string;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.check. */
 export interface PageCheckResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.uncheck: Uncheck a checkbox or switch (nothing happens when it is already unchecked). */
@@ -387,12 +653,50 @@ export interface PageUncheckParams {
   ref?: string;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.uncheck. */
 export interface PageUncheckResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.select: Choose the options of a <select> by value, label or index (several for a multiple select). */
@@ -411,12 +715,50 @@ export interface PageSelectParams {
   indexes?: number[];
   /** Milliseconds to wait for the element and its options (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.select. */
 export interface PageSelectResult {
   /** The values of the options selected after the action. */
   selected: string[];
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.type: Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs. */
@@ -433,12 +775,50 @@ export interface PageTypeParams {
   delay?: number;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.type. */
 export interface PageTypeResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.scroll: Scroll an element into view (selector or ref), or turn the mouse wheel by a delta. */
@@ -458,12 +838,50 @@ export interface PageScrollParams {
   };
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
 }
 
 /** Result of page.scroll. */
 export interface PageScrollResult {
   /** True when the action completed. */
   ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
 }
 
 /** Params of page.back: Go back one entry in the page's history and wait for it to settle. */

@@ -9,6 +9,8 @@ import type { UrlPolicy } from './urlPolicy.js';
 
 /** How Chromium reports a request cancelled by the page itself (navigating on, closing). */
 const ABORTED = /ERR_ABORTED/;
+/** The console error Chromium logs for a failed subresource (a requestFailed event reports it). */
+const RESOURCE_FAILURE = /^Failed to load resource: /;
 /** A message longer than this is cut: one console.log of a megabyte must not fill the buffer. */
 const MAX_MESSAGE_CHARS = 4000;
 
@@ -93,7 +95,9 @@ export class SessionSignals {
   private onConsole(message: ConsoleMessage): void {
     const loc = message.location();
     const text = clip(message.text());
-    if (message.type() === 'error') this.events.push({ kind: 'consoleError', source: 'console', text });
+    // Chromium's own "Failed to load resource" line repeats a failed request, which is its own event.
+    if (message.type() === 'error' && !RESOURCE_FAILURE.test(text))
+      this.events.push({ kind: 'consoleError', source: 'console', text });
     this.console.push({
       type: message.type(),
       text,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { evaluateInPage } from '../browser/pageEvaluate.js';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
+import { defineActionMethod } from './defineActionMethod.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
@@ -119,7 +120,7 @@ export const pageEvaluate = defineSessionMethod({
   },
 });
 
-export const pageClick = defineSessionMethod({
+export const pageClick = defineActionMethod({
   name: 'page.click',
   summary:
     'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
@@ -144,7 +145,7 @@ export const pageClick = defineSessionMethod({
   },
 });
 
-export const pageFill = defineSessionMethod({
+export const pageFill = defineActionMethod({
   name: 'page.fill',
   summary: 'Fill an input, textarea or contenteditable element with a value',
   params: {
@@ -164,7 +165,7 @@ export const pageFill = defineSessionMethod({
   },
 });
 
-export const pagePress = defineSessionMethod({
+export const pagePress = defineActionMethod({
   name: 'page.press',
   summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
   params: {

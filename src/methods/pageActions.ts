@@ -3,6 +3,7 @@
 // the element a selector or snapshot ref names, never an event synthesised in the page.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors/serviceError.js';
+import { defineActionMethod } from './defineActionMethod.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
@@ -28,7 +29,7 @@ function refuse(method: string, message: string): ServiceError {
   });
 }
 
-export const pageHover = defineSessionMethod({
+export const pageHover = defineActionMethod({
   name: 'page.hover',
   summary: 'Move the mouse over an element (waits until it is visible and stable): opens hover menus',
   params: {
@@ -47,7 +48,7 @@ export const pageHover = defineSessionMethod({
   },
 });
 
-export const pageDblclick = defineSessionMethod({
+export const pageDblclick = defineActionMethod({
   name: 'page.dblclick',
   summary: 'Double-click an element (waits until it is visible, stable and enabled)',
   params: {
@@ -67,7 +68,7 @@ export const pageDblclick = defineSessionMethod({
   },
 });
 
-export const pageFocus = defineSessionMethod({
+export const pageFocus = defineActionMethod({
   name: 'page.focus',
   summary: 'Give an element the keyboard focus',
   params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element') },
@@ -83,7 +84,7 @@ export const pageFocus = defineSessionMethod({
 const CHECK_DESCRIPTION =
   'A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.';
 
-export const pageCheck = defineSessionMethod({
+export const pageCheck = defineActionMethod({
   name: 'page.check',
   summary: 'Check a checkbox, radio button or switch (nothing happens when it is already checked)',
   description: CHECK_DESCRIPTION,
@@ -97,7 +98,7 @@ export const pageCheck = defineSessionMethod({
   },
 });
 
-export const pageUncheck = defineSessionMethod({
+export const pageUncheck = defineActionMethod({
   name: 'page.uncheck',
   summary: 'Uncheck a checkbox or switch (nothing happens when it is already unchecked)',
   description: CHECK_DESCRIPTION,
@@ -120,7 +121,7 @@ const optionList = <T extends TSchema>(item: T, what: string) =>
     }),
   );
 
-export const pageSelect = defineSessionMethod({
+export const pageSelect = defineActionMethod({
   name: 'page.select',
   summary: 'Choose the options of a <select> by value, label or index (several for a multiple select)',
   description:
@@ -172,7 +173,7 @@ export const pageSelect = defineSessionMethod({
   },
 });
 
-export const pageType = defineSessionMethod({
+export const pageType = defineActionMethod({
   name: 'page.type',
   summary:
     'Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs',
@@ -209,7 +210,7 @@ const DeltaPx = Type.Integer({
   default: 0,
 });
 
-export const pageScroll = defineSessionMethod({
+export const pageScroll = defineActionMethod({
   name: 'page.scroll',
   summary: 'Scroll an element into view (selector or ref), or turn the mouse wheel by a delta',
   description:

@@ -1,10 +1,11 @@
 // page.snapshot: the page.* namespace continues here (page.ts holds navigation, reads and actions),
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { encodeCursor, offsetOf, pageOf, requiredRefs, type SnapshotEntry } from '../browser/pageSnapshot.js';
 import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../browser/snapshotViews.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
+import type { Session } from '../browser/session.js';
 import { ACTION_TIMEOUT_MS, Ref, Selector, timeoutParam } from './params.js';
 
 /** The most a caller may ask for in one answer; the default keeps an answer a few thousand tokens. */
@@ -60,6 +61,61 @@ function answerFor(
     since,
     changes: { added, removed, changed },
     note: null,
+  };
+}
+
+/** What an action with observe: true answers: the page's changes since the last snapshot. */
+export const ObservedSchema = Type.Object(
+  {
+    snapshot: Type.String({
+      description:
+        'The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with.',
+    }),
+    revision: Type.Integer({
+      description: 'The revision of the snapshot taken: its refs are the current ones.',
+    }),
+    since: Type.Union([Type.Integer(), Type.Null()]),
+    changes: Type.Union([
+      Type.Object({ added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer() }),
+      Type.Null(),
+    ]),
+    note: Type.Union([Type.String(), Type.Null()]),
+    cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'page.snapshot with this cursor reads on when the answer stopped at its size.',
+    }),
+  },
+  { description: 'With observe: true, what the action changed on the page, as a snapshot diff.' },
+);
+
+/**
+ * A new page snapshot compared with the session's last one (of the whole page): what an action
+ * changed. Its refs become the current ones, as after any page.snapshot.
+ */
+export async function observeChanges(
+  session: Session,
+  timeout: number,
+): Promise<Static<typeof ObservedSchema>> {
+  const latest = session.snapshots.latest();
+  const before = latest?.scope === 'page' ? latest : undefined;
+  const entry = await session.takeSnapshot(undefined, undefined, timeout);
+  const answer =
+    before === undefined
+      ? {
+          text: entry.text,
+          since: null,
+          changes: null,
+          note: 'there was no earlier snapshot of the whole page: this is the whole snapshot.',
+        }
+      : answerFor(entry, before, before.revision, false, undefined);
+  entry.answer = answer.text;
+  const page = pageOf(entry.answer, 0, DEFAULT_SNAPSHOT_PAGE_CHARS);
+  return {
+    snapshot: page.text,
+    revision: entry.revision,
+    since: answer.since,
+    changes: answer.changes,
+    note: answer.note,
+    cursor: page.next === null ? null : encodeCursor(entry.revision, page.next),
   };
 }
 

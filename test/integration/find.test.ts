@@ -60,7 +60,7 @@ describe('find.byRole', () => {
       expect(found.count).toBe(1);
       const ref = found.matches[0]?.ref;
       expect(ref).toMatch(FRAME_REF);
-      expect(await suite.service.call('page.click', { session_id: s, ref })).toEqual({ ok: true });
+      expect(await suite.service.call('page.click', { session_id: s, ref })).toMatchObject({ ok: true });
       await expect
         .poll(async () => (await byRole(s, { role: 'button', name: 'Cross-site clicked' })).count, {
           timeout: 5000,

@@ -267,8 +267,8 @@ describe('acting', () => {
 
   it('page.fill and page.click on /form', async () => {
     await s.open('/form');
-    expect(await s.call('page.fill', { selector: '#name', value: 'Ada' })).toEqual({ ok: true });
-    expect(await s.call('page.click', { selector: '#greet' })).toEqual({ ok: true });
+    expect(await s.call('page.fill', { selector: '#name', value: 'Ada' })).toMatchObject({ ok: true });
+    expect(await s.call('page.click', { selector: '#greet' })).toMatchObject({ ok: true });
     expect(await s.text('#greeting')).toBe('Hello, Ada!');
     await rpcFailure(s.call('page.click', { selector: '#nope', timeout: 300 }), -32001);
   });
@@ -279,7 +279,9 @@ describe('acting', () => {
     expect(await count()).toBe(3);
     await s.call('page.click', { selector: "role=button[name='New Project']" });
     await s.call('page.fill', { selector: '#new-project-name', value: 'Zephyr' });
-    expect(await s.call('page.press', { selector: '#new-project-name', key: 'Enter' })).toEqual({ ok: true });
+    expect(await s.call('page.press', { selector: '#new-project-name', key: 'Enter' })).toMatchObject({
+      ok: true,
+    });
     expect(await count()).toBe(4);
     expect(await s.text('#projects')).toContain('Zephyr');
   });

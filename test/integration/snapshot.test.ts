@@ -96,7 +96,9 @@ describe('refs as targets', () => {
     expect(text).toBe('hello Grace');
     const inFrame = refOf(snapshot, /button "Inside the frame"/);
     expect(inFrame).toMatch(/^f\d+e\d+$/);
-    expect(await suite.service.call('page.click', { session_id: s, ref: inFrame })).toEqual({ ok: true });
+    expect(await suite.service.call('page.click', { session_id: s, ref: inFrame })).toMatchObject({
+      ok: true,
+    });
     await suite.service.call('session.close', { session_id: s });
   });
 
@@ -171,7 +173,7 @@ describe('page.snapshot: interactive, since and subtrees', () => {
     expect(view.length).toBeLessThan(full.length / 2);
     // Its refs are targets like any other.
     const card = refOf(view.snapshot, /- generic/);
-    expect(await suite.service.call('page.click', { session_id: s, ref: card })).toEqual({ ok: true });
+    expect(await suite.service.call('page.click', { session_id: s, ref: card })).toMatchObject({ ok: true });
     const after = await snapshot({ session_id: s, interactive: true });
     expect(after.snapshot).not.toMatch(/Open card/);
     await suite.service.call('session.close', { session_id: s });

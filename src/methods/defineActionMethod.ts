@@ -1,0 +1,133 @@
+// An action method: a session method whose answer says what the action changed. The handler acts;
+// this wrapper settles the page around it (browser/actionSettle.ts) and adds the report: the URL if
+// it changed, the title, whether a navigation happened, what was still loading, and the session
+// events since the action began (console errors, failed requests, dialogs, downloads, new pages),
+// plus with observe: true the snapshot diff since the last snapshot.
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { settleAround } from '../browser/actionSettle.js';
+import type { Session } from '../browser/session.js';
+import type { SessionEvent } from '../browser/sessionEvents.js';
+import type { MethodSpec } from '../rpc/defineMethod.js';
+import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
+import { ACTION_TIMEOUT_MS } from './params.js';
+import { observeChanges, ObservedSchema } from './pageSnapshot.js';
+
+/** A report lists at most this many events of one kind, then says how many more there were. */
+export const MAX_REPORTED_EVENTS = 10;
+/** A console error's text in a report is cut here (logs.pull has the whole message). */
+const MAX_REPORTED_TEXT = 500;
+
+const Strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+const Records = (description: string) =>
+  Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description }));
+
+/** What every action answers besides its own result. */
+export const ActionReport = {
+  navigated: Type.Boolean({ description: 'True when the main frame loaded a new document.' }),
+  title: Type.String({ description: 'The page title once settled.' }),
+  url: Type.Optional(Type.String({ description: 'The page URL, only when the action changed it.' })),
+  pending: Strings(
+    'Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS).',
+  ),
+  consoleErrors: Strings('console.error messages and uncaught page errors since the action began.'),
+  failedRequests: Records(
+    'Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list).',
+  ),
+  dialogs: Records('Dialogs the action caused: type, message, outcome (accepted, dismissed or pending).'),
+  downloads: Records('Downloads the action caused: download_id, name, bytes, mime, state (downloads.get).'),
+  pages: Records('Pages the action opened (popups, target=_blank): page_id, url (page.select).'),
+  more: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description: `Per kind above, how many events were left out past ${MAX_REPORTED_EVENTS}, or dropped from the session's log.`,
+    }),
+  ),
+  observed: Type.Optional(ObservedSchema),
+};
+
+const observeParam = Type.Boolean({
+  default: false,
+  description:
+    'Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next.',
+});
+
+type Report = Static<TObject<typeof ActionReport>>;
+
+const KINDS = {
+  consoleError: 'consoleErrors',
+  requestFailed: 'failedRequests',
+  dialog: 'dialogs',
+  download: 'downloads',
+  page: 'pages',
+} as const;
+
+/** The session events since an action began, grouped per kind, each kind capped. */
+function reportEvents(events: SessionEvent[], dropped: number): Partial<Report> {
+  const grouped: Record<string, unknown[]> = {};
+  const more: Record<string, number> = {};
+  for (const event of events) {
+    const key = KINDS[event.kind];
+    const list = (grouped[key] ??= []);
+    if (list.length >= MAX_REPORTED_EVENTS) {
+      more[key] = (more[key] ?? 0) + 1;
+      continue;
+    }
+    const { kind, seq, timestamp, ...fields } = event;
+    void kind;
+    void seq;
+    void timestamp;
+    list.push(event.kind === 'consoleError' ? event.text.slice(0, MAX_REPORTED_TEXT) : fields);
+  }
+  if (dropped > 0) more.dropped = dropped;
+  return { ...(grouped as Partial<Report>), ...(Object.keys(more).length > 0 ? { more } : {}) };
+}
+
+/** Runs an action on the session's page, settles, and answers its result with the report. */
+export async function actAndReport<T extends object>(
+  session: Session,
+  ctx: SessionMethodContext,
+  observe: boolean,
+  timeout: number,
+  work: () => Promise<T>,
+): Promise<T & Report> {
+  const { config } = ctx.services;
+  const mark = session.events.mark();
+  const before = session.page.url();
+  const settled = await settleAround(session.page, work, {
+    maxMs: config.actionSettleMs,
+    bodyGraceMs: config.settleBodyGraceMs,
+    title: () => session.title(),
+  });
+  const { events, dropped } = session.events.since(mark);
+  const url = session.page.url();
+  return {
+    ...settled.result,
+    navigated: settled.navigated,
+    title: settled.title,
+    ...(url !== before ? { url } : {}),
+    ...(settled.pending.length > 0 ? { pending: settled.pending } : {}),
+    ...reportEvents(events, dropped),
+    ...(observe ? { observed: await observeChanges(session, timeout) } : {}),
+  };
+}
+
+/**
+ * A session method that acts on the page: `observe` is added to its params, and its result gains
+ * the report. The handler's own timeout param bounds the action (and the observed snapshot); the
+ * settle after it is bounded by ACTION_SETTLE_MS.
+ */
+export function defineActionMethod<P extends TProperties, R extends TObject>(
+  spec: Omit<MethodSpec<P, R, SessionMethodContext>, 'logFields'>,
+): ServiceMethod {
+  return defineSessionMethod({
+    ...spec,
+    params: { ...spec.params, observe: observeParam },
+    result: Type.Object({ ...spec.result.properties, ...ActionReport }),
+    handler: (validated, ctx) => {
+      // Validated against spec.params plus observe: what is left is the action's own params.
+      const { observe, ...own } = validated as unknown as { observe: boolean } & Record<string, unknown>;
+      const params = own as unknown as Static<TObject<P>>;
+      const timeout = 'timeout' in own && typeof own.timeout === 'number' ? own.timeout : ACTION_TIMEOUT_MS;
+      return actAndReport(ctx.session, ctx, observe, timeout, () => spec.handler(params, ctx));
+    },
+  });
+}

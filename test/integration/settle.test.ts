@@ -1,0 +1,100 @@
+// Every action settles and reports (issue 11): it waits for the navigation and the requests it
+// started, bounded by ACTION_SETTLE_MS, and answers what changed, on the fixture app's /settle page.
+import { describe, expect, it } from 'vitest';
+import { useServiceSuite } from '../helpers/suite.js';
+
+/** A short settle bound, so the never-answering request is reported without a long wait. */
+const SETTLE_MS = 1500;
+const suite = useServiceSuite({ ACTION_SETTLE_MS: String(SETTLE_MS) });
+
+type Report = {
+  ok: boolean;
+  navigated: boolean;
+  title: string;
+  url?: string;
+  pending?: string[];
+  consoleErrors?: string[];
+  failedRequests?: { url: string; failure: string }[];
+  observed?: { snapshot: string; revision: number; since: number | null; note: string | null };
+};
+
+async function open(path = '/settle') {
+  const session_id = await suite.open(path);
+  const call = <T = Report>(method: string, params: Record<string, unknown> = {}) =>
+    suite.service.call<T>(method, { session_id, ...params });
+  return {
+    session_id,
+    call,
+    text: async (selector: string) => (await call<{ text: string }>('page.text', { selector })).text,
+  };
+}
+
+describe('an action settles and reports', () => {
+  it('reports nothing more than navigated: false and the title when it started nothing', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#title' });
+    expect(report).toEqual({ ok: true, navigated: false, title: 'Renamed' });
+  });
+
+  it('waits for the navigation a click starts and answers the new URL and title', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#nav' });
+    expect(report).toMatchObject({ ok: true, navigated: true, title: 'Widgets B' });
+    expect(report.url).toBe(`${suite.fixture.url}/widgets-b`);
+    // The new document is usable at once: no waitFor needed.
+    expect(await s.text('h1')).toBe('Page B');
+  });
+
+  it('waits for the request a click starts: the page shows its answer when the click returns', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#fetch' });
+    expect(report).toMatchObject({ ok: true, navigated: false });
+    expect(report.pending).toBeUndefined();
+    expect(await s.text('#out')).toBe('fetched 42');
+  });
+
+  it('reports the console errors and failed requests since the action, and only those', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#fail' });
+    expect(report.consoleErrors).toEqual(['settle: something broke']);
+    expect(report.failedRequests).toEqual([
+      expect.objectContaining({ url: `${suite.fixture.url}/api/fail`, failure: 'HTTP 500' }),
+    ]);
+    const next = await s.call('page.click', { selector: '#title' });
+    expect(next.consoleErrors).toBeUndefined();
+    expect(next.failedRequests).toBeUndefined();
+  });
+
+  it('stops waiting at ACTION_SETTLE_MS and names the request still pending', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#hang' });
+    expect(report.ok).toBe(true);
+    expect(report.pending).toEqual([`${suite.fixture.url}/api/silent`]);
+    expect(await s.text('#out')).toBe('waiting');
+  });
+
+  it('with observe: true answers the snapshot diff since the last snapshot, with refs', async () => {
+    const s = await open();
+    const { revision } = await s.call<{ revision: number }>('page.snapshot');
+    const report = await s.call('page.click', { selector: '#fetch', observe: true });
+    expect(report.observed?.since).toBe(revision);
+    expect(report.observed?.revision).toBeGreaterThan(revision);
+    expect(report.observed?.snapshot).toMatch(/~ .*fetched 42/);
+    expect(report.observed?.snapshot).toMatch(/was: .*idle/);
+  });
+
+  it('with observe: true and no earlier snapshot answers the whole snapshot with a note', async () => {
+    const s = await open();
+    const report = await s.call('page.click', { selector: '#title', observe: true });
+    expect(report.observed?.since).toBeNull();
+    expect(report.observed?.note).toMatch(/no earlier snapshot/);
+    expect(report.observed?.snapshot).toMatch(/button "Load data" \[ref=e\d+\]/);
+  });
+
+  it('refuses an observe that is not a boolean', async () => {
+    const s = await open();
+    await expect(s.call('page.click', { selector: '#title', observe: 'yes' })).rejects.toMatchObject({
+      code: -32602,
+    });
+  });
+});
