@@ -178,6 +178,15 @@ export async function startService(
     openrpc: () => openrpc,
     agents,
     tabs,
+    // The dispatcher is built below with these services; a call reaches it only once it exists.
+    call: (method, params, ctx) =>
+      dispatcher.call(method, params, {
+        requestId: ctx.requestId,
+        origin: ctx.origin,
+        log: ctx.log,
+        principal: ctx.principal,
+        signal: ctx.signal,
+      }),
   };
   const watchdog = new MemoryWatchdog(highWaterBytes(config.memoryHighWaterMb), logger);
   watchdog.start();

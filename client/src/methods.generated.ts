@@ -940,6 +940,46 @@ export interface PageForwardResult {
   navigated: boolean;
 }
 
+/** Params of page.act: Run several steps in one round trip: actions with their params and expectations (text present, URL …), in order, stopping at the first failure. */
+export interface PageActParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The steps, in order. */
+  steps: Array<{
+    /** A method of this session (page.click, page.fill, page.select, page.goto, page.waitFor, page.snapshot …), without session_id in its params. */
+    method?: string;
+    /** The method's params, as for a call of its own. */
+    params?: Record<string, unknown>;
+    /** An expectation, as page.waitFor's params: { "text": "Saved" }, { "url": "/done" }, { "selector": "#ok" }, { "textGone": "Loading" } (default timeout 5000 ms). */
+    expect?: Record<string, unknown>;
+  }>;
+  /** Deadline in ms for all the steps (default 60000). */
+  timeout?: number;
+}
+
+/** Result of page.act. */
+export interface PageActResult {
+  /** True when every step succeeded. */
+  ok: boolean;
+  /** How many steps succeeded. */
+  completed: number;
+  /** The index of the step that failed. */
+  failedAt?: number;
+  /** One entry per step run, in order. */
+  steps: Array<{
+    method: string;
+    ok: boolean;
+    /** The step's answer, as its method answers. */
+    result?: unknown;
+    /** Why the step failed, as the method's JSON-RPC error would say. */
+    error?: {
+      code: number;
+      message: string;
+      data?: unknown;
+    };
+  }>;
+}
+
 /** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
 export interface PageSnapshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -1392,6 +1432,7 @@ export interface RpcMethods {
   'page.scroll': { params: PageScrollParams; result: PageScrollResult; paramsOptional: false };
   'page.back': { params: PageBackParams; result: PageBackResult; paramsOptional: false };
   'page.forward': { params: PageForwardParams; result: PageForwardResult; paramsOptional: false };
+  'page.act': { params: PageActParams; result: PageActResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
@@ -1441,6 +1482,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.scroll',
   'page.back',
   'page.forward',
+  'page.act',
   'page.snapshot',
   'logs.pull',
   'network.pull',
@@ -1534,6 +1576,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.scroll': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.back': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.forward': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  'page.act': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT'],
   'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
@@ -1741,6 +1784,15 @@ export interface RpcApi {
      */
     forward: (params: PageForwardParams, options?: CallOptions) => Promise<PageForwardResult>;
     /**
+     * Run several steps in one round trip: actions with their params and expectations (text present, URL …), in order, stopping at the first failure.
+     *
+     * Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, TIMEOUT.
+     */
+    act: (params: PageActParams, options?: CallOptions) => Promise<PageActResult>;
+    /**
      * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
      * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
@@ -1916,6 +1968,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       scroll: (params, options) => call('page.scroll', params, options),
       back: (params, options) => call('page.back', params, options),
       forward: (params, options) => call('page.forward', params, options),
+      act: (params, options) => call('page.act', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
     },
     logs: {

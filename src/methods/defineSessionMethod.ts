@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { Session } from '../browser/session.js';
 import { CallerGoneError } from '../errors/serviceError.js';
@@ -25,6 +26,12 @@ export const SessionIdSchema = Type.String({
   maxLength: 200,
 });
 
+/** The session whose lock the current call already holds (page.act runs its steps inside it). */
+const held = new AsyncLocalStorage<Session>();
+
+/** The methods defined here, the ones page.act may run as steps: whether each takes a timeout, and its default. */
+export const sessionMethodSteps = new Map<string, { timeout: boolean; timeoutDefault: number | undefined }>();
+
 /**
  * A method on one session: `session_id` is added to its params, and the session is resolved for
  * the caller (unknown, or another key's → SESSION_NOT_FOUND) and locked around the handler, so calls on one session run one at a
@@ -33,6 +40,15 @@ export const SessionIdSchema = Type.String({
 export function defineSessionMethod<P extends TProperties, R extends TSchema>(
   spec: Omit<MethodSpec<P, R, SessionMethodContext>, 'logFields'>,
 ): ServiceMethod {
+  const timeout: unknown = spec.params.timeout;
+  const timeoutDefault =
+    typeof timeout === 'object' &&
+    timeout !== null &&
+    'default' in timeout &&
+    typeof timeout.default === 'number'
+      ? timeout.default
+      : undefined;
+  sessionMethodSteps.set(spec.name, { timeout: 'timeout' in spec.params, timeoutDefault });
   return defineMethod({
     ...spec,
     params: { session_id: SessionIdSchema, ...spec.params },
@@ -42,11 +58,13 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
       // Validated by dispatch against the params above, session_id included.
       const validated = params as unknown as Static<TObject<P>> & { session_id: string };
       const session = ctx.services.sessions.resolve(validated.session_id, ctx.principal);
+      // A step of page.act runs under the lock its page.act holds: taking it again would wait forever.
+      if (held.getStore() === session) return spec.handler(validated, { ...ctx, session });
       return session.run(() => {
         // Queued behind another call and the caller has gone meanwhile (a client that timed out and
         // retries): running it now would act twice, so it does not run.
         if (ctx.signal.aborted) throw new CallerGoneError(spec.name);
-        return spec.handler(validated, { ...ctx, session });
+        return held.run(session, () => spec.handler(validated, { ...ctx, session }));
       });
     },
   });

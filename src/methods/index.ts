@@ -6,6 +6,7 @@ import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
 import { pageMethods } from './page.js';
 import { pageActionMethods } from './pageActions.js';
+import { pageActMethods } from './pageAct.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
@@ -17,6 +18,7 @@ export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...pageMethods,
   ...pageActionMethods,
+  ...pageActMethods,
   ...pageSnapshotMethods,
   ...logsMethods,
   ...networkMethods,

@@ -6,6 +6,7 @@ import type { SessionRegistry } from '../browser/sessionRegistry.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OpenRpcDocument } from '../rpc/openrpc.js';
+import type { CallInfo } from '../rpc/defineMethod.js';
 
 /** The instances handlers reach through their context: injected, never module-global. */
 export interface Services {
@@ -19,4 +20,9 @@ export interface Services {
   agents: AgentRegistry;
   /** The tabs of the CDP_URL browser (tabs.*). */
   tabs: CdpTabs;
+  /**
+   * Makes a call through the dispatcher (validation, metrics, log line, error mapping) as the same
+   * caller: page.act runs its steps with it.
+   */
+  call: (method: string, params: Record<string, unknown>, ctx: CallInfo) => Promise<unknown>;
 }

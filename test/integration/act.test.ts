@@ -1,0 +1,156 @@
+// page.act (issue 11): a whole form in one round trip, stopping at the first failing step, with
+// expectations, on the fixture app's /widgets page.
+import { describe, expect, it } from 'vitest';
+import { MAX_ACT_STEPS } from '../../src/methods/pageAct.js';
+import { useServiceSuite } from '../helpers/suite.js';
+import { RpcCallError } from '../helpers/testService.js';
+
+const suite = useServiceSuite();
+
+interface StepResult {
+  method: string;
+  ok: boolean;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+interface ActResult {
+  ok: boolean;
+  completed: number;
+  failedAt?: number;
+  steps: StepResult[];
+}
+
+async function open(path = '/widgets') {
+  const session_id = await suite.open(path);
+  const call = <T = ActResult>(method: string, params: Record<string, unknown> = {}) =>
+    suite.service.call<T>(method, { session_id, ...params });
+  const value = async (selector: string) =>
+    (
+      await call<{ result: string }>('page.evaluate', {
+        expression: `document.querySelector('${selector}').value`,
+      })
+    ).result;
+  return { call, value };
+}
+
+describe('page.act', () => {
+  it('fills a whole form in one call, each step answered as its method answers', async () => {
+    const s = await open();
+    const run = await s.call('page.act', {
+      steps: [
+        { method: 'page.fill', params: { selector: '#note', value: 'call Ada' } },
+        { method: 'page.select', params: { selector: '#size', labels: ['Large'] } },
+        { method: 'page.check', params: { selector: '#news' } },
+        { method: 'page.type', params: { selector: '#city', text: 'Par' } },
+        { expect: { text: 'Parma' } },
+        { method: 'page.dblclick', params: { selector: '#dbl' } },
+        { expect: { text: 'double-clicked' } },
+      ],
+    });
+    expect(run.ok).toBe(true);
+    expect(run.completed).toBe(7);
+    expect(run.failedAt).toBeUndefined();
+    expect(run.steps.map((st) => st.method)).toEqual([
+      'page.fill',
+      'page.select',
+      'page.check',
+      'page.type',
+      'page.waitFor',
+      'page.dblclick',
+      'page.waitFor',
+    ]);
+    expect(run.steps[1]?.result).toMatchObject({ selected: ['l'], navigated: false });
+    expect(await s.value('#note')).toBe('call Ada');
+    expect(await s.value('#size')).toBe('l');
+    expect(
+      await s.call<{ result: boolean }>('page.evaluate', {
+        expression: "document.querySelector('#news').checked",
+      }),
+    ).toEqual({ result: true });
+  });
+
+  it('stops at the first failing step: its error is in its entry, the steps after it do not run', async () => {
+    const s = await open();
+    const run = await s.call('page.act', {
+      steps: [
+        { method: 'page.fill', params: { selector: '#note', value: 'first' } },
+        { method: 'page.click', params: { selector: '#nothing-here', timeout: 300 } },
+        { method: 'page.fill', params: { selector: '#note', value: 'never' } },
+      ],
+    });
+    expect(run).toMatchObject({ ok: false, completed: 1, failedAt: 1 });
+    expect(run.steps).toHaveLength(2);
+    expect(run.steps[1]).toMatchObject({ method: 'page.click', ok: false, error: { code: -32001 } });
+    expect(await s.value('#note')).toBe('first');
+  });
+
+  it('fails an expectation that does not come true within its timeout', async () => {
+    const s = await open();
+    const run = await s.call('page.act', {
+      steps: [
+        { method: 'page.fill', params: { selector: '#note', value: 'x' } },
+        { expect: { text: 'Never shown', timeout: 300 } },
+      ],
+    });
+    expect(run).toMatchObject({ ok: false, completed: 1, failedAt: 1 });
+    expect(run.steps[1]?.error?.code).toBe(-32001);
+  });
+
+  it('fails a step whose params are wrong with -32602 in its entry', async () => {
+    const s = await open();
+    const run = await s.call('page.act', { steps: [{ method: 'page.fill', params: { selector: '#note' } }] });
+    expect(run).toMatchObject({ ok: false, failedAt: 0 });
+    expect(run.steps[0]?.error?.code).toBe(-32602);
+  });
+
+  it('caps each step at what is left of its own timeout', async () => {
+    const s = await open();
+    const run = await s.call('page.act', {
+      timeout: 400,
+      steps: [{ method: 'page.click', params: { selector: '#nothing-here' } }],
+    });
+    expect(run.steps[0]?.error?.code).toBe(-32001);
+    expect(run.steps[0]?.error?.message).toMatch(/Timeout (3\d\d|400) ?ms/);
+  });
+
+  it('checks every step before the first runs: a misspelt method leaves the page untouched', async () => {
+    const s = await open();
+    await expect(
+      s.call('page.act', {
+        steps: [
+          { method: 'page.fill', params: { selector: '#note', value: 'should not happen' } },
+          { method: 'page.clik', params: { selector: '#dbl' } },
+        ],
+      }),
+    ).rejects.toThrow(/step 1: page\.clik is not a method/);
+    expect(await s.value('#note')).toBe('');
+  });
+
+  it('refuses nesting, a step of another session, a step with both or neither of method and expect, and too many steps', async () => {
+    const s = await open();
+    const refused = async (steps: unknown[], pattern: RegExp) => {
+      const error = await s.call('page.act', { steps }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RpcCallError);
+      expect((error as RpcCallError).code).toBe(-32602);
+      expect((error as RpcCallError).message).toMatch(pattern);
+    };
+    await refused([{ method: 'page.act', params: { steps: [] } }], /page\.act is not a method/);
+    await refused([{ method: 'session.close' }], /session\.close is not a method/);
+    await refused(
+      [{ method: 'page.click', params: { session_id: 's_other', selector: '#dbl' } }],
+      /leave it out/,
+    );
+    await refused([{ method: 'page.click', expect: { text: 'x' } }], /exactly one of method and expect/);
+    await refused([{}], /exactly one of method and expect/);
+    await refused([{ expect: { text: 'x' }, params: {} }], /takes no params/);
+    await expect(
+      s.call('page.act', {
+        steps: Array.from({ length: MAX_ACT_STEPS + 1 }, () => ({ expect: { text: 'x' } })),
+      }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(s.call('page.act', { steps: [] })).rejects.toMatchObject({ code: -32602 });
+  });
+});
