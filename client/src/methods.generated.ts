@@ -980,6 +980,218 @@ export interface PageActResult {
   }>;
 }
 
+/** Params of page.keyboard: Use the keyboard at page level, on whatever has the focus: press a key or chord (Control+A, Shift+Tab), hold one down, release it, insert text, or type it key by key. */
+export interface PageKeyboardParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** What to do: press, down, up (take key), insertText, type (take text). */
+  action: 'press' | 'down' | 'up' | 'insertText' | 'type';
+  /** A Playwright key name: a character (a, A, 1, /), a layout code (KeyA, Digit1), or a name such as Enter, Tab, Escape, Backspace, Delete, ArrowDown, PageUp, Home, F5, Control, Shift, Alt, Meta, ControlOrMeta. press takes a chord joined with +: Control+A, Shift+Tab, ControlOrMeta+Enter. */
+  key?: string;
+  /** The text for insertText (at most 100000 characters) and type (at most 2000). */
+  text?: string;
+  /** press: milliseconds the key is held; type: milliseconds between keys (at most 1000). */
+  delay?: number;
+  /** Milliseconds to wait for the page to take the keys (default 15000). */
+  timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
+}
+
+/** Result of page.keyboard. */
+export interface PageKeyboardResult {
+  /** True when the action completed. */
+  ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
+}
+
+/** Params of page.mouse: Use the mouse at a point of the viewport (CSS pixels): move, click, dblclick, press (down) and release (up) a button, or turn the wheel. */
+export interface PageMouseParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** What to do. */
+  action: 'move' | 'click' | 'dblclick' | 'down' | 'up' | 'wheel';
+  /** CSS pixels from the left edge of the viewport (0 ≤ x < the viewport width). */
+  x?: number;
+  /** CSS pixels from the top edge of the viewport (0 ≤ y < the viewport height). */
+  y?: number;
+  /** Mouse button (default left). */
+  button?: 'left' | 'right' | 'middle';
+  /** Pointer moves on the way to x,y (at most 200): pages that track the pointer see each. */
+  steps?: number;
+  /** wheel: pixels to the right (negative: the other way). Give deltaX, deltaY or both. */
+  deltaX?: number;
+  /** wheel: pixels down (negative: the other way). Give deltaX, deltaY or both. */
+  deltaY?: number;
+  /** Milliseconds to wait for the page to take the input (default 15000). */
+  timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
+}
+
+/** Result of page.mouse. */
+export interface PageMouseResult {
+  /** True when the action completed. */
+  ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
+}
+
+/** Params of page.drag: Drag an element (selector or ref) onto another element (targetSelector or targetRef) or to a point x,y, with real pointer events. */
+export interface PageDragParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** A Playwright selector for the element to drop on. Give this, targetRef, or x and y. */
+  targetSelector?: string;
+  /** A snapshot ref of the element to drop on. */
+  targetRef?: string;
+  /** CSS pixels from the left edge of the viewport (0 ≤ x < the viewport width). */
+  x?: number;
+  /** CSS pixels from the top edge of the viewport (0 ≤ y < the viewport height). */
+  y?: number;
+  /** Pointer moves between press and release (default 10, at most 200): a sortable list often starts a drag only past a few pixels. */
+  steps?: number;
+  /** Milliseconds to wait for the source and the target to be actionable (default 15000). */
+  timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
+}
+
+/** Result of page.drag. */
+export interface PageDragResult {
+  /** True when the action completed. */
+  ok: boolean;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
+}
+
+/** Params of page.setViewport: Resize the page's viewport (CSS pixels); the device scale factor stays as it is. */
+export interface PageSetViewportParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Viewport width in CSS pixels (100 to 7680). */
+  width: number;
+  /** Viewport height in CSS pixels (100 to 4320). */
+  height: number;
+  /** Milliseconds to wait for the resize (default 15000). */
+  timeout?: number;
+}
+
+/** Result of page.setViewport. */
+export interface PageSetViewportResult {
+  /** The viewport width now. */
+  width: number;
+  /** The viewport height now. */
+  height: number;
+}
+
 /** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
 export interface PageSnapshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -1081,16 +1293,37 @@ export interface NetworkPullResult {
   dropped: number;
 }
 
-/** Params of screenshot: Take a screenshot of the viewport or the full page, as base64. */
+/** Params of screenshot: Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models. */
 export interface ScreenshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** A rectangle of the viewport (CSS pixels from its top left corner) to capture; it must lie within the viewport. */
+  clip?: {
+    /** Left edge, CSS pixels. */
+    x: number;
+    /** Top edge, CSS pixels. */
+    y: number;
+    /** Width, CSS pixels. */
+    width: number;
+    /** Height, CSS pixels. */
+    height: number;
+  };
   /** Capture the whole scrollable page (default false: the viewport). */
   fullPage?: boolean;
   /** Image format (default image/png). */
   mime?: 'image/png' | 'image/jpeg';
   /** JPEG quality; only with image/jpeg. */
   quality?: number;
+  /** Largest width of the image in pixels: a larger capture is scaled down, aspect kept (never up). */
+  maxWidth?: number;
+  /** Largest height of the image in pixels: a larger capture is scaled down, aspect kept (never up). */
+  maxHeight?: number;
+  /** Keep the long side within 1568 px, the size vision models work at (default false). Goes with maxWidth and maxHeight: the smallest limit wins. */
+  downscale?: boolean;
   /** Milliseconds to wait for the screenshot (default 30000). */
   timeout?: number;
 }
@@ -1102,6 +1335,12 @@ export interface ScreenshotResult {
   mime: string;
   /** Size of the decoded image. */
   bytes: number;
+  /** Width of the image in pixels. */
+  width: number;
+  /** Height of the image in pixels. */
+  height: number;
+  /** Image pixels per CSS pixel: 1, or less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region. */
+  scale: number;
 }
 
 /** Params of find.byRole: Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press. */
@@ -1433,6 +1672,10 @@ export interface RpcMethods {
   'page.back': { params: PageBackParams; result: PageBackResult; paramsOptional: false };
   'page.forward': { params: PageForwardParams; result: PageForwardResult; paramsOptional: false };
   'page.act': { params: PageActParams; result: PageActResult; paramsOptional: false };
+  'page.keyboard': { params: PageKeyboardParams; result: PageKeyboardResult; paramsOptional: false };
+  'page.mouse': { params: PageMouseParams; result: PageMouseResult; paramsOptional: false };
+  'page.drag': { params: PageDragParams; result: PageDragResult; paramsOptional: false };
+  'page.setViewport': { params: PageSetViewportParams; result: PageSetViewportResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
@@ -1483,6 +1726,10 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.back',
   'page.forward',
   'page.act',
+  'page.keyboard',
+  'page.mouse',
+  'page.drag',
+  'page.setViewport',
   'page.snapshot',
   'logs.pull',
   'network.pull',
@@ -1577,10 +1824,27 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.back': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.forward': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
   'page.act': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT'],
+  'page.keyboard': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'INVALID_PARAMS',
+    'RESOURCE_UNAVAILABLE',
+  ],
+  'page.mouse': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
+  'page.drag': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  'page.setViewport': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
   'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
-  screenshot: ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'INVALID_PARAMS'],
+  screenshot: [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'LIMIT_REACHED',
+    'INVALID_PARAMS',
+  ],
   'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
   'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
   'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
@@ -1793,6 +2057,42 @@ export interface RpcApi {
      */
     act: (params: PageActParams, options?: CallOptions) => Promise<PageActResult>;
     /**
+     * Use the keyboard at page level, on whatever has the focus: press a key or chord (Control+A, Shift+Tab), hold one down, release it, insert text, or type it key by key.
+     *
+     * press: key down then up (a chord presses its modifiers around the last key; delay holds the key). down and up: one key, held until released, so a later page.mouse or page.keyboard call sees the modifier held. insertText: text as one input event, without key events (at most 100000 characters). type: one key press per character (at most 2000), delay ms after each, stopped at the timeout. A key name Playwright does not know is refused as INVALID_PARAMS with the name meant when it can be guessed (ctrl → Control).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, RESOURCE_UNAVAILABLE.
+     */
+    keyboard: (params: PageKeyboardParams, options?: CallOptions) => Promise<PageKeyboardResult>;
+    /**
+     * Use the mouse at a point of the viewport (CSS pixels): move, click, dblclick, press (down) and release (up) a button, or turn the wheel.
+     *
+     * move, click and dblclick take x and y; down, up and wheel act where the mouse is, or first move to x,y when given. steps spreads a move over that many pointer moves (default 1). A point outside the current viewport is refused. Modifiers held with page.keyboard down apply (Shift+click).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     */
+    mouse: (params: PageMouseParams, options?: CallOptions) => Promise<PageMouseResult>;
+    /**
+     * Drag an element (selector or ref) onto another element (targetSelector or targetRef) or to a point x,y, with real pointer events.
+     *
+     * Moves the mouse to the middle of the source (waiting until it is visible and stable), presses the left button, moves in steps to the middle of the target element or to x,y, and releases. Pointer-driven sortable lists and HTML5 draggable elements both see a real drag. Give exactly one target: targetSelector, targetRef, or x and y.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     */
+    drag: (params: PageDragParams, options?: CallOptions) => Promise<PageDragResult>;
+    /**
+     * Resize the page's viewport (CSS pixels); the device scale factor stays as it is.
+     *
+     * The page lays out again at the new size (resize fires, media queries re-evaluate). It holds for this page; a page that replaces it after a crash or an evaluate past its deadline starts at the size of session.create.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     */
+    setViewport: (params: PageSetViewportParams, options?: CallOptions) => Promise<PageSetViewportResult>;
+    /**
      * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
      * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
@@ -1821,10 +2121,12 @@ export interface RpcApi {
     pull: (params: NetworkPullParams, options?: CallOptions) => Promise<NetworkPullResult>;
   };
   /**
-   * Take a screenshot of the viewport or the full page, as base64.
+   * Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models.
+   *
+   * One image pixel per CSS pixel unless downscaled. maxWidth, maxHeight and downscale (the long side within 1568 px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.
    *
    * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-   * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, LIMIT_REACHED, INVALID_PARAMS.
+   * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, LIMIT_REACHED, INVALID_PARAMS.
    */
   screenshot: (params: ScreenshotParams, options?: CallOptions) => Promise<ScreenshotResult>;
   find: {
@@ -1969,6 +2271,10 @@ export function bindMethods(call: MethodCaller): RpcApi {
       back: (params, options) => call('page.back', params, options),
       forward: (params, options) => call('page.forward', params, options),
       act: (params, options) => call('page.act', params, options),
+      keyboard: (params, options) => call('page.keyboard', params, options),
+      mouse: (params, options) => call('page.mouse', params, options),
+      drag: (params, options) => call('page.drag', params, options),
+      setViewport: (params, options) => call('page.setViewport', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
     },
     logs: {

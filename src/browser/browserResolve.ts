@@ -54,6 +54,14 @@ export function resolveBrowser(chromiumPath: string | undefined): ResolvedBrowse
  */
 export const WEBRTC_LAUNCH_ARGS: readonly string[] = ['--webrtc-ip-handling-policy=disable_non_proxied_udp'];
 
+/**
+ * navigator.webdriver is false, as in a browser a person uses (and as Playwright MCP launches it):
+ * Chromium's AutomationControlled blink feature, which Playwright's automation switches turn on, is
+ * off. Sites that refuse automation should not refuse the agents the allow-list lets in. Chromium
+ * honours only the last --disable-blink-features and Playwright passes none.
+ */
+export const AUTOMATION_LAUNCH_ARGS: readonly string[] = ['--disable-blink-features=AutomationControlled'];
+
 /** Chromium flags: a closed network stalls Chromium's background services, so they are off. */
 export function launchArgs(runningAsRoot: boolean): string[] {
   const args = [
@@ -65,6 +73,7 @@ export function launchArgs(runningAsRoot: boolean): string[] {
     '--disable-domain-reliability',
     '--disable-quic',
     ...WEBRTC_LAUNCH_ARGS,
+    ...AUTOMATION_LAUNCH_ARGS,
   ];
   if (runningAsRoot) args.push('--no-sandbox');
   return args;

@@ -7,6 +7,7 @@ import { networkMethods } from './network.js';
 import { pageMethods } from './page.js';
 import { pageActionMethods } from './pageActions.js';
 import { pageActMethods } from './pageAct.js';
+import { pageInputMethods } from './pageInput.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
@@ -19,6 +20,7 @@ export const allMethods: ServiceMethod[] = [
   ...pageMethods,
   ...pageActionMethods,
   ...pageActMethods,
+  ...pageInputMethods,
   ...pageSnapshotMethods,
   ...logsMethods,
   ...networkMethods,

@@ -121,3 +121,26 @@ export const HistoryResult = Type.Object({
       'False when there was no entry in that direction (the start or the end of the history): the page stayed as it was.',
   }),
 });
+
+/** Viewport bounds for page.setViewport (and session.create's viewport): a phone's width to 8K. */
+export const MIN_VIEWPORT_PX = 100;
+export const MAX_VIEWPORT_WIDTH_PX = 7680;
+export const MAX_VIEWPORT_HEIGHT_PX = 4320;
+/** page.keyboard insertText’s longest text: one input event, as long as a large paste; page.fill takes more. */
+export const MAX_INSERT_TEXT_CHARS = 100_000;
+/** Intermediate pointer moves of page.mouse and page.drag: each is a browser round trip. */
+export const MAX_MOUSE_STEPS = 200;
+/** page.drag's default moves between press and release: sortable lists start a drag past a few pixels. */
+export const DEFAULT_DRAG_STEPS = 10;
+
+/** A point of the viewport in CSS pixels; checked against the page's current viewport before use. */
+export const ViewportX = Type.Number({
+  minimum: 0,
+  maximum: MAX_VIEWPORT_WIDTH_PX,
+  description: 'CSS pixels from the left edge of the viewport (0 ≤ x < the viewport width).',
+});
+export const ViewportY = Type.Number({
+  minimum: 0,
+  maximum: MAX_VIEWPORT_HEIGHT_PX,
+  description: 'CSS pixels from the top edge of the viewport (0 ≤ y < the viewport height).',
+});

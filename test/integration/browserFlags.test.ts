@@ -2,7 +2,11 @@
 // disables (Chromium honours only the last such switch) and adds the lean process model, and no
 // browser-UI WebUI renderer is started for a session's window.
 import { describe, expect, it } from 'vitest';
-import { LEAN_DISABLED_FEATURES, WEBRTC_LAUNCH_ARGS } from '../../src/browser/browserResolve.js';
+import {
+  AUTOMATION_LAUNCH_ARGS,
+  LEAN_DISABLED_FEATURES,
+  WEBRTC_LAUNCH_ARGS,
+} from '../../src/browser/browserResolve.js';
 import { cmdline } from '../../bench/lib/proc.js';
 import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
 import { useServiceSuite } from '../helpers/suite.js';
@@ -36,6 +40,28 @@ describe('browser flags', () => {
     const args = cmdline(browsers[0]?.pid ?? -1);
     expect(WEBRTC_LAUNCH_ARGS).toEqual(['--webrtc-ip-handling-policy=disable_non_proxied_udp']);
     for (const flag of WEBRTC_LAUNCH_ARGS) expect(args).toContain(flag);
+  });
+
+  it('navigator.webdriver is false: the AutomationControlled blink feature is off', async () => {
+    const browsers = browserProcesses();
+    expect(browsers).toHaveLength(1);
+    const args = cmdline(browsers[0]?.pid ?? -1);
+    expect(AUTOMATION_LAUNCH_ARGS).toEqual(['--disable-blink-features=AutomationControlled']);
+    // Chromium honours the last switch of a name: ours must be the only one.
+    expect(args.filter((arg) => arg.startsWith('--disable-blink-features'))).toEqual([
+      ...AUTOMATION_LAUNCH_ARGS,
+    ]);
+    const session_id = await suite.open('/static');
+    const read = (expression: string) =>
+      suite.service.call<{ result: unknown }>('page.evaluate', { session_id, expression });
+    expect(await read('navigator.webdriver')).toEqual({ result: false });
+    // Read by the page's own script as well as by ours, in a frame too.
+    expect(
+      await read(
+        "new Promise((resolve) => { const f = document.createElement('iframe'); f.src = '/static'; f.onload = () => resolve(f.contentWindow.navigator.webdriver); document.body.append(f); })",
+      ),
+    ).toEqual({ result: false });
+    await suite.service.call('session.close', { session_id });
   });
 
   it('sessions run without a browser-UI (top-chrome WebUI) renderer per window', async () => {

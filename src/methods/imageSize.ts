@@ -1,0 +1,40 @@
+// The pixel size of a PNG or JPEG from its header, so a screenshot's answer says what it holds
+// without decoding the image.
+
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A PNG's size from its IHDR chunk (always the first, right after the signature). */
+function pngSize(image: Buffer): ImageSize | undefined {
+  if (image.length < 24 || !image.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  if (image.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+}
+
+/** A JPEG's size from its first start-of-frame segment (SOF0-SOF15 but DHT, JPG and DAC). */
+function jpegSize(image: Buffer): ImageSize | undefined {
+  if (image.length < 4 || image[0] !== 0xff || image[1] !== 0xd8) return undefined;
+  let at = 2;
+  while (at + 9 <= image.length) {
+    if (image[at] !== 0xff) return undefined;
+    const marker = image[at + 1] ?? 0;
+    if (marker === 0xff) {
+      at++; // fill byte
+      continue;
+    }
+    const length = image.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: image.readUInt16BE(at + 5), width: image.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  return undefined;
+}
+
+/** The width and height of a PNG or JPEG, or undefined when the bytes are neither. */
+export function imageSize(image: Buffer): ImageSize | undefined {
+  return pngSize(image) ?? jpegSize(image);
+}
