@@ -53,6 +53,12 @@ export interface Config {
   settleMaxPendingMs: number;
   actionSettleMs: number;
   maxHtmlChars: number;
+  /** MAX_DOWNLOAD_BYTES, MAX_SESSION_DOWNLOAD_BYTES, MAX_SESSION_DOWNLOADS: a session's download store. */
+  maxDownloadBytes: number;
+  maxSessionDownloadBytes: number;
+  maxSessionDownloads: number;
+  /** MAX_UPLOAD_BYTES, resolved: the configured value, or the decoded size BODY_LIMIT lets through. */
+  maxUploadBytes: number;
   maxScreenshotBytes: number;
   maxEvaluateResultChars: number;
   evaluateTimeoutMs: number;
@@ -164,6 +170,16 @@ export function loadConfig(env: Source = process.env): Config {
   const bodyLimitBytes = Number(bodyLimitParts[1]) * unit;
   // 0 would refuse every HTTP body, and ws reads a 0 maxPayload as no limit at all.
   if (bodyLimitBytes < 1) throw new ConfigError('BODY_LIMIT', `must be at least 1 byte, got "${bodyLimit}"`);
+  // A page.upload arrives as base64 (4 characters for 3 bytes) inside a JSON body of at most BODY_LIMIT.
+  const uploadFits = Math.floor((bodyLimitBytes * 3) / 4);
+  const uploadRaw = get('MAX_UPLOAD_BYTES');
+  const maxUploadBytes =
+    uploadRaw.trim() === '' ? uploadFits : int('MAX_UPLOAD_BYTES', uploadRaw, 1, 1024 * 1024 * 1024);
+  if (maxUploadBytes > uploadFits)
+    throw new ConfigError(
+      'MAX_UPLOAD_BYTES',
+      `${maxUploadBytes} bytes do not fit in BODY_LIMIT (${bodyLimit}) as base64; raise BODY_LIMIT to at least ${Math.ceil((maxUploadBytes * 4) / 3)} bytes, or lower MAX_UPLOAD_BYTES to ${uploadFits}`,
+    );
   const logLevel = get('LOG_LEVEL');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -288,6 +304,10 @@ export function loadConfig(env: Source = process.env): Config {
     settleMaxPendingMs: int('SETTLE_MAX_PENDING_MS', get('SETTLE_MAX_PENDING_MS'), 0, 600_000),
     actionSettleMs: int('ACTION_SETTLE_MS', get('ACTION_SETTLE_MS'), 0, 60_000),
     maxHtmlChars: int('MAX_HTML_CHARS', get('MAX_HTML_CHARS'), 1),
+    maxDownloadBytes: int('MAX_DOWNLOAD_BYTES', get('MAX_DOWNLOAD_BYTES'), 1),
+    maxSessionDownloadBytes: int('MAX_SESSION_DOWNLOAD_BYTES', get('MAX_SESSION_DOWNLOAD_BYTES'), 1),
+    maxSessionDownloads: int('MAX_SESSION_DOWNLOADS', get('MAX_SESSION_DOWNLOADS'), 0, 100_000),
+    maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),
     evaluateTimeoutMs: int('EVALUATE_TIMEOUT_MS', get('EVALUATE_TIMEOUT_MS'), 1),

@@ -198,6 +198,30 @@ export const CONFIG_KEYS = {
     group: 'sessions',
     description: 'Network entries kept per session (a ring buffer).',
   },
+  MAX_DOWNLOAD_BYTES: {
+    default: '26214400',
+    group: 'sessions',
+    description:
+      "One download's size cap (25 MiB): a larger one is cancelled while it streams (Chromium reports its progress about every 0.5 s), deleted, and listed as refused.",
+  },
+  MAX_SESSION_DOWNLOAD_BYTES: {
+    default: '104857600',
+    group: 'sessions',
+    description:
+      "What one session's kept downloads, with those still streaming, may add up to (100 MiB); a download that would pass it is refused like one over MAX_DOWNLOAD_BYTES. Deleted when the session ends.",
+  },
+  MAX_SESSION_DOWNLOADS: {
+    default: '50',
+    group: 'sessions',
+    description:
+      'Downloads one session may start; past it a new one is cancelled and listed as refused (20 of them; later ones are only cancelled).',
+  },
+  MAX_UPLOAD_BYTES: {
+    default: '',
+    group: 'pages',
+    description:
+      'Decoded bytes one page.upload may carry, all files together; when unset, what BODY_LIMIT lets through as base64 (3/4 of it, 384 KiB by default); set higher, it also needs a BODY_LIMIT of at least 4/3 of it.',
+  },
   SETTLE_QUIET_MS: {
     default: '50',
     group: 'pages',

@@ -134,6 +134,11 @@ export async function startService(
           bodyGraceMs: config.settleBodyGraceMs,
           maxPendingMs: config.settleMaxPendingMs,
         },
+        downloads: {
+          maxBytes: config.maxDownloadBytes,
+          maxSessionBytes: config.maxSessionDownloadBytes,
+          maxCount: config.maxSessionDownloads,
+        },
       },
     },
     logger,

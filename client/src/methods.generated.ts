@@ -112,6 +112,26 @@ export interface PageGotoResult {
     reason: string;
     resourceType: string;
   }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
 }
 
 /** Params of page.waitFor: Wait for a load state, an element (selector or ref) to be attached/visible/hidden/detached, a text to appear or go, or the URL; or pause (idleFor). */
@@ -167,6 +187,26 @@ export interface PageReloadResult {
     reason: string;
     resourceType: string;
   }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
 }
 
 /** Params of page.text: Read the visible text (innerText) or the main content as Markdown, of the page or of one element, in pages of maxChars. */
@@ -908,6 +948,26 @@ export interface PageBackResult {
     reason: string;
     resourceType: string;
   }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
   /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
   navigated: boolean;
 }
@@ -936,6 +996,26 @@ export interface PageForwardResult {
     reason: string;
     resourceType: string;
   }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
   /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
   navigated: boolean;
 }
@@ -1192,6 +1272,79 @@ export interface PageSetViewportResult {
   height: number;
 }
 
+/** Params of page.upload: Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64. */
+export interface PageUploadParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** The files (at most 20); empty clears the input. */
+  files: Array<{
+    /** The file name the page sees; a path is cut to its last part and control characters are removed. */
+    name: string;
+    /** The MIME type the page sees (default application/octet-stream). */
+    mimeType?: string;
+    /** The content, base64 (padded, no line breaks). All files together decode to at most MAX_UPLOAD_BYTES. */
+    base64: string;
+  }>;
+  /** Milliseconds to wait for the element and, for a button, its file chooser (default 15000). */
+  timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
+}
+
+/** Result of page.upload. */
+export interface PageUploadResult {
+  /** True when the files were set. */
+  ok: boolean;
+  /** input: set on the <input type=file> itself; chooser: on the file chooser the click opened. */
+  via: 'input' | 'chooser';
+  /** The files as the page got them (names cleaned). */
+  files: Array<{
+    name: string;
+    mimeType: string;
+    bytes: number;
+  }>;
+  /** True when the main frame loaded a new document. */
+  navigated: boolean;
+  /** The page title once settled. */
+  title: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    since: number | null;
+    changes: {
+      added: number;
+      removed: number;
+      changed: number;
+    } | null;
+    note: string | null;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
+    cursor: string | null;
+  };
+}
+
 /** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
 export interface PageSnapshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -1341,6 +1494,63 @@ export interface ScreenshotResult {
   height: number;
   /** Image pixels per CSS pixel: 1, or less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region. */
   scale: number;
+}
+
+/** Params of downloads.list: List the session's downloads: saved, refused over a cap, failed, or still downloading. */
+export interface DownloadsListParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+}
+
+/** Result of downloads.list. */
+export interface DownloadsListResult {
+  downloads: Array<{
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  }>;
+}
+
+/** Params of downloads.get: Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on). */
+export interface DownloadsGetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The download, as downloads.list or a navigation answer names it (d1, d2 …). */
+  download_id: string;
+  /** Where to start reading, in bytes (default 0; a previous answer's nextOffset). */
+  offset?: number;
+  /** Bytes to read at most (default and ceiling 5242880). */
+  maxBytes?: number;
+}
+
+/** Result of downloads.get. */
+export interface DownloadsGetResult {
+  /** The bytes read, base64-encoded. */
+  base64: string;
+  /** How many bytes were read. */
+  bytes: number;
+  /** Where they start in the file. */
+  offset: number;
+  /** The size of the whole file. */
+  size: number;
+  /** Where the next slice starts; absent once the end is read. */
+  nextOffset?: number;
+  name: string;
+  mime: string | null;
 }
 
 /** Params of find.byRole: Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press. */
@@ -1676,10 +1886,13 @@ export interface RpcMethods {
   'page.mouse': { params: PageMouseParams; result: PageMouseResult; paramsOptional: false };
   'page.drag': { params: PageDragParams; result: PageDragResult; paramsOptional: false };
   'page.setViewport': { params: PageSetViewportParams; result: PageSetViewportResult; paramsOptional: false };
+  'page.upload': { params: PageUploadParams; result: PageUploadResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
+  'downloads.list': { params: DownloadsListParams; result: DownloadsListResult; paramsOptional: false };
+  'downloads.get': { params: DownloadsGetParams; result: DownloadsGetResult; paramsOptional: false };
   'find.byRole': { params: FindByRoleParams; result: FindByRoleResult; paramsOptional: false };
   'find.byText': { params: FindByTextParams; result: FindByTextResult; paramsOptional: false };
   'axe.run': { params: AxeRunParams; result: AxeRunResult; paramsOptional: false };
@@ -1730,10 +1943,13 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.mouse',
   'page.drag',
   'page.setViewport',
+  'page.upload',
   'page.snapshot',
   'logs.pull',
   'network.pull',
   'screenshot',
+  'downloads.list',
+  'downloads.get',
   'find.byRole',
   'find.byText',
   'axe.run',
@@ -1755,6 +1971,8 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'page.content',
   'page.snapshot',
   'screenshot',
+  'downloads.list',
+  'downloads.get',
   'find.byRole',
   'find.byText',
   'axe.run',
@@ -1834,6 +2052,14 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'page.mouse': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
   'page.drag': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   'page.setViewport': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
+  'page.upload': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'LIMIT_REACHED',
+  ],
   'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
   'logs.pull': ['SESSION_NOT_FOUND'],
   'network.pull': ['SESSION_NOT_FOUND'],
@@ -1845,6 +2071,8 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
     'LIMIT_REACHED',
     'INVALID_PARAMS',
   ],
+  'downloads.list': ['SESSION_NOT_FOUND'],
+  'downloads.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'ACTION_FAILED'],
   'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
   'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
   'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
@@ -2093,6 +2321,15 @@ export interface RpcApi {
      */
     setViewport: (params: PageSetViewportParams, options?: CallOptions) => Promise<PageSetViewportResult>;
     /**
+     * Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64.
+     *
+     * The target is an <input type=file>, visible or hidden, or an element whose click opens a file chooser (a styled button that calls input.click()); anything else fails with ACTION_FAILED. Several files only for an input with multiple. An empty files list clears the input. At most 20 files, decoding to MAX_UPLOAD_BYTES together (by default what BODY_LIMIT lets through as base64). The page gets input and change events as from a person.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, LIMIT_REACHED.
+     */
+    upload: (params: PageUploadParams, options?: CallOptions) => Promise<PageUploadResult>;
+    /**
      * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
      * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
@@ -2129,6 +2366,24 @@ export interface RpcApi {
    * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, LIMIT_REACHED, INVALID_PARAMS.
    */
   screenshot: (params: ScreenshotParams, options?: CallOptions) => Promise<ScreenshotResult>;
+  downloads: {
+    /**
+     * List the session's downloads: saved, refused over a cap, failed, or still downloading.
+     *
+     * Every download the session's pages started (a link, a navigation to an attachment, a script), oldest first. Saved files stay until the session ends; downloads.get reads them.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND.
+     */
+    list: (params: DownloadsListParams, options?: CallOptions) => Promise<DownloadsListResult>;
+    /**
+     * Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, ACTION_FAILED.
+     */
+    get: (params: DownloadsGetParams, options?: CallOptions) => Promise<DownloadsGetResult>;
+  };
   find: {
     /**
      * Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press.
@@ -2275,6 +2530,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       mouse: (params, options) => call('page.mouse', params, options),
       drag: (params, options) => call('page.drag', params, options),
       setViewport: (params, options) => call('page.setViewport', params, options),
+      upload: (params, options) => call('page.upload', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
     },
     logs: {
@@ -2284,6 +2540,10 @@ export function bindMethods(call: MethodCaller): RpcApi {
       pull: (params, options) => call('network.pull', params, options),
     },
     screenshot: (params, options) => call('screenshot', params, options),
+    downloads: {
+      list: (params, options) => call('downloads.list', params, options),
+      get: (params, options) => call('downloads.get', params, options),
+    },
     find: {
       byRole: (params, options) => call('find.byRole', params, options),
       byText: (params, options) => call('find.byText', params, options),

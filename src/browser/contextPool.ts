@@ -4,7 +4,7 @@ import type { BrowserHost } from './browserHost.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
 
-/** Context defaults: 1280×800, no service workers (routing cannot see through them), no downloads. */
+/** Context defaults: 1280×800, no service workers (routing cannot see through them). */
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
 export interface OpenedContext {
@@ -50,7 +50,9 @@ async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrid
     userAgent: overrides.userAgent,
     storageState: overrides.storageState,
     serviceWorkers: 'block',
-    acceptDownloads: false,
+    // Downloads are kept per session within caps (downloadStore.ts); refused, Chromium would cancel
+    // them and a navigation to an attachment would read as a failed request.
+    acceptDownloads: true,
     ignoreHTTPSErrors: true,
   });
   try {

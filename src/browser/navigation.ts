@@ -2,6 +2,7 @@ import type { Frame, Page, Response } from 'playwright-core';
 import { NavigationBlockedError } from './browserErrors.js';
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { UrlPolicy } from './urlPolicy.js';
+import type { DownloadInfo } from './downloadStore.js';
 
 /** How long a failed navigation waits for Chromium to commit its error page. */
 const ERROR_PAGE_COMMIT_TIMEOUT_MS = 2000;
@@ -25,6 +26,12 @@ export interface NavigationTarget {
   title(): Promise<string>;
   /** Waits until the page's network has been quiet for the settle window. */
   settle(timeoutMs: number): Promise<void>;
+  /** The session's downloads: a navigation answered with an attachment reports the download. */
+  readonly downloads?: {
+    mark(): number;
+    firstSince(mark: number, timeoutMs: number): Promise<DownloadInfo | undefined>;
+    statusOf(url: string): number | undefined;
+  };
 }
 
 export interface NavigationOutcome {
@@ -32,6 +39,8 @@ export interface NavigationOutcome {
   title: string;
   status: number | null;
   blocked: { url: string; reason: string; resourceType: string }[];
+  /** Set when the URL answered with an attachment: the page stayed where it was and this was saved. */
+  download?: DownloadInfo;
 }
 
 export interface HistoryOutcome extends NavigationOutcome {
@@ -51,14 +60,43 @@ export async function gotoChecked(
 ): Promise<NavigationOutcome> {
   const verdict = policy.checkNavigation(url);
   if (!verdict.allowed) throw new NavigationBlockedError(url, verdict.reason);
-  return navigateChecked(target, policy, verdict.url, () =>
-    withSettle(
-      target,
-      (w, t) => target.page.goto(verdict.url, { waitUntil: w, timeout: t }),
-      waitUntil,
-      timeout,
-    ),
-  );
+  const started = Date.now();
+  const mark = target.downloads?.mark();
+  try {
+    return await navigateChecked(target, policy, verdict.url, () =>
+      withSettle(
+        target,
+        (w, t) => target.page.goto(verdict.url, { waitUntil: w, timeout: t }),
+        waitUntil,
+        timeout,
+      ),
+    );
+  } catch (error) {
+    if (mark === undefined || !(error instanceof Error) || !DOWNLOAD_STARTING.test(error.message))
+      throw error;
+    const download = await target.downloads?.firstSince(mark, Math.max(1, timeout - (Date.now() - started)));
+    // A download the session did not keep (none reported in time) leaves Playwright's error as it is.
+    if (download === undefined) throw error;
+    return attachmentOutcome(target, download);
+  }
+}
+
+/** How Playwright fails a navigation whose response is an attachment (the page stays where it was). */
+const DOWNLOAD_STARTING = /Download is starting/;
+
+/** A navigation answered with an attachment: where the page is, and the download it became. */
+async function attachmentOutcome(
+  target: NavigationTarget,
+  download: DownloadInfo,
+): Promise<NavigationOutcome> {
+  const blocked = target.takeBlocked();
+  return {
+    url: target.page.url(),
+    title: await target.title(),
+    status: target.downloads?.statusOf(download.url) ?? null,
+    blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
+    download,
+  };
 }
 
 /** Reloads the page under the same checks as a navigation. */

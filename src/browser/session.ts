@@ -4,6 +4,7 @@ import { Mutex } from './mutex.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
+import { DownloadStore, type DownloadLimits } from './downloadStore.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
@@ -51,6 +52,7 @@ export interface SessionOptions {
   network: number;
   /** How a networkidle wait decides the page has settled (see NetworkTracker). */
   settle: Omit<SettleOptions, 'timeoutMs'>;
+  downloads: DownloadLimits;
 }
 
 /**
@@ -65,6 +67,8 @@ export class Session implements NavigationTarget {
   private readonly signals: SessionSignals;
   /** What happened, in order with a seq: an action reports the events since it started. */
   readonly events = new SessionEvents();
+  /** The session's downloads, kept on disk until the registry disposes of them when it ends. */
+  readonly downloads: DownloadStore;
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
@@ -99,6 +103,7 @@ export class Session implements NavigationTarget {
     this.tracker = new NetworkTracker(page);
     this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
     ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
+    this.downloads = new DownloadStore(options.downloads, this.events, (type, text) => this.note(type, text));
     if (release === undefined) this.attachContext();
     this.attachPage(page);
   }
@@ -150,6 +155,8 @@ export class Session implements NavigationTarget {
 
   private attachPage(page: Page): void {
     this.signals.attach(page);
+    // An attached tab's downloads stay in the user's browser.
+    if (this.release === undefined) this.downloads.attach(page);
     page.on('crash', () => {
       if (page !== this.page) return;
       this.crashed = true;

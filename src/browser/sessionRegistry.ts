@@ -258,6 +258,9 @@ export class SessionRegistry {
   }
 
   private forget(id: string, reason: MissingReason): void {
+    // Every way a session ends passes here (close, expiry, shutdown, the browser lost): its
+    // downloads go with it. dispose never throws.
+    void this.sessions.get(id)?.downloads.dispose();
     this.sessions.delete(id);
     this.ended.set(id, { reason, owner: this.owners.remove(id) });
     if (this.ended.size > ENDED_MEMORY) {

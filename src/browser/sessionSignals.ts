@@ -30,6 +30,8 @@ export class SessionSignals {
   readonly network: RingBuffer<NetworkEntry>;
   /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
   private readonly blocked: RingBuffer<BlockedEntry>;
+  /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
+  private readonly attachments = new WeakSet<Request>();
 
   constructor(
     private readonly policy: UrlPolicy,
@@ -108,7 +110,9 @@ export class SessionSignals {
 
   private onResponse(response: Response): void {
     const request = response.request();
-    const blocked = response.headers()[BLOCKED_HEADER] === '1';
+    const headers = response.headers();
+    const blocked = headers[BLOCKED_HEADER] === '1';
+    if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) this.attachments.add(request);
     this.network.push({
       url: capUrl(request.url()),
       status: response.status(),
@@ -130,6 +134,8 @@ export class SessionSignals {
 
   private onRequestFailed(request: Request): void {
     const failure = request.failure()?.errorText ?? 'failed';
+    // A download, not a failure: its response (status 200) is already in the network buffer.
+    if (this.attachments.has(request) && ABORTED.test(failure)) return;
     const verdict = this.policy.checkRequest(request.url());
     const blocked = !verdict.allowed;
     // A request the page itself cancelled (it navigated on) is not a failure an agent must act on.

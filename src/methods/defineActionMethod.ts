@@ -91,12 +91,21 @@ export async function actAndReport<T extends object>(
 ): Promise<T & Report> {
   const { config } = ctx.services;
   const mark = session.events.mark();
+  const downloads = session.downloads.mark();
   const before = session.page.url();
-  const settled = await settleAround(session.page, work, {
-    maxMs: config.actionSettleMs,
-    bodyGraceMs: config.settleBodyGraceMs,
-    title: () => session.title(),
-  });
+  const settleEnds = () => Date.now() + config.actionSettleMs;
+  let deadline = Number.POSITIVE_INFINITY;
+  const settled = await settleAround(
+    session.page,
+    async () => {
+      const result = await work();
+      deadline = settleEnds();
+      return result;
+    },
+    { maxMs: config.actionSettleMs, bodyGraceMs: config.settleBodyGraceMs, title: () => session.title() },
+  );
+  // A download the action started is reported once it ended (saved or refused), within the settle.
+  await session.downloads.settledSince(downloads, deadline - Date.now());
   const { events, dropped } = session.events.since(mark);
   const url = session.page.url();
   return {

@@ -8,6 +8,8 @@ import { pageMethods } from './page.js';
 import { pageActionMethods } from './pageActions.js';
 import { pageActMethods } from './pageAct.js';
 import { pageInputMethods } from './pageInput.js';
+import { pageUploadMethods } from './pageUpload.js';
+import { downloadsMethods } from './downloads.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
@@ -21,10 +23,12 @@ export const allMethods: ServiceMethod[] = [
   ...pageActionMethods,
   ...pageActMethods,
   ...pageInputMethods,
+  ...pageUploadMethods,
   ...pageSnapshotMethods,
   ...logsMethods,
   ...networkMethods,
   ...screenshotMethods,
+  ...downloadsMethods,
   ...findMethods,
   ...axeMethods,
   ...agentMethods,

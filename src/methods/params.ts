@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { REF_PATTERN } from '../browser/pageSnapshot.js';
+import { DownloadInfoSchema } from '../browser/downloadStore.js';
 
 /** Playwright's own defaults for the seed's actions and navigations. */
 export const ACTION_TIMEOUT_MS = 15_000;
@@ -65,6 +66,12 @@ export const NavigationResult = Type.Object({
       description:
         'Requests of the page (frames, subresources, popups) that the allow-list refused during the call.',
     },
+  ),
+  download: Type.Optional(
+    Type.Object(DownloadInfoSchema.properties, {
+      description:
+        'page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get).',
+    }),
   ),
 });
 

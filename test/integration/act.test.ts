@@ -1,6 +1,6 @@
 // page.act (issue 11): a whole form in one round trip, stopping at the first failing step, with
 // expectations, on the fixture app's /widgets page.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ACT_STEPS } from '../../src/methods/pageAct.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError } from '../helpers/testService.js';
@@ -20,8 +20,16 @@ interface ActResult {
   steps: StepResult[];
 }
 
+const opened: string[] = [];
+afterEach(async () => {
+  await Promise.all(
+    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
+  );
+});
+
 async function open(path = '/widgets') {
   const session_id = await suite.open(path);
+  opened.push(session_id);
   const call = <T = ActResult>(method: string, params: Record<string, unknown> = {}) =>
     suite.service.call<T>(method, { session_id, ...params });
   const value = async (selector: string) =>

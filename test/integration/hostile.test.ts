@@ -104,17 +104,15 @@ describe('hostile pages', () => {
     await service.call('session.close', { session_id: s });
   });
 
-  it('downloads are refused without hanging', async () => {
+  it('downloads do not hang: a navigation to an attachment answers with the download (files.test.ts has the rest)', async () => {
     const s = (await service.call<{ session_id: string }>('session.create', {})).session_id;
-    const error = await failure(
-      service.call('page.goto', {
-        session_id: s,
-        url: `${fixture.url}/download`,
-        waitUntil: 'load',
-        timeout: 20_000,
-      }),
-    );
-    expect(error.code).toBe(-32000);
+    const nav = await service.call<{ download?: { name: string; state: string } }>('page.goto', {
+      session_id: s,
+      url: `${fixture.url}/download`,
+      waitUntil: 'load',
+      timeout: 20_000,
+    });
+    expect(nav.download).toMatchObject({ name: 'file.bin', state: 'saved' });
     await service.call('page.goto', {
       session_id: s,
       url: `${fixture.url}/download-link`,

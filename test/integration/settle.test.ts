@@ -1,6 +1,6 @@
 // Every action settles and reports (issue 11): it waits for the navigation and the requests it
 // started, bounded by ACTION_SETTLE_MS, and answers what changed, on the fixture app's /settle page.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
 
 /** A short settle bound, so the never-answering request is reported without a long wait. */
@@ -18,8 +18,16 @@ type Report = {
   observed?: { snapshot: string; revision: number; since: number | null; note: string | null };
 };
 
+const opened: string[] = [];
+afterEach(async () => {
+  await Promise.all(
+    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
+  );
+});
+
 async function open(path = '/settle') {
   const session_id = await suite.open(path);
+  opened.push(session_id);
   const call = <T = Report>(method: string, params: Record<string, unknown> = {}) =>
     suite.service.call<T>(method, { session_id, ...params });
   return {
@@ -89,6 +97,23 @@ describe('an action settles and reports', () => {
     expect(report.observed?.since).toBeNull();
     expect(report.observed?.note).toMatch(/no earlier snapshot/);
     expect(report.observed?.snapshot).toMatch(/button "Load data" \[ref=e\d+\]/);
+  });
+
+  it('reports the download a click started, once it was saved', async () => {
+    const s = await open('/files/downloads');
+    const report = await s.call<Report & { downloads?: Record<string, unknown>[] }>('page.click', {
+      selector: '#attachment',
+    });
+    expect(report.navigated).toBe(false);
+    expect(report.failedRequests).toBeUndefined();
+    expect(report.downloads).toHaveLength(1);
+    expect(report.downloads?.[0]).toMatchObject({
+      name: 'hello.txt',
+      bytes: 43,
+      mime: 'text/plain',
+      state: 'saved',
+    });
+    expect(report.downloads?.[0]?.download_id).toMatch(/^d\d+$/);
   });
 
   it('refuses an observe that is not a boolean', async () => {
