@@ -46,6 +46,21 @@ export interface SessionCreateParams {
       }>;
     }>;
   };
+  /** How the session answers alert, confirm, prompt and beforeunload dialogs. */
+  dialogs?: {
+    /** How confirm() is answered (dismiss until set). */
+    confirm?: 'accept' | 'dismiss';
+    /** How prompt() is answered (dismiss until set). */
+    prompt?: 'accept' | 'dismiss';
+    /** The text a prompt accepted by the policy is answered with ("" until set). */
+    promptText?: string;
+    /** How a beforeunload dialog (leave the page?) is answered (accept until set). */
+    beforeunload?: 'accept' | 'dismiss';
+    /** auto (until set): every dialog is answered at once by the rules. manual: a dialog stays pending for dialog.handle; a call it stalls answers DIALOG_PENDING; unanswered after pendingTimeoutMs, the rules answer it. alert is always accepted by the rules. */
+    mode?: 'auto' | 'manual';
+    /** In manual mode, how long a dialog waits for dialog.handle before the rules answer it (30000 until set). */
+    pendingTimeoutMs?: number;
+  };
   /** Not supported: every request goes through the service egress proxy that enforces the allow-list. Any value is refused. */
   proxy?: unknown;
 }
@@ -143,7 +158,7 @@ export interface PageWaitForParams {
     'load' | 'domcontentloaded' | 'networkidle' | 'idleFor' | 'attached' | 'visible' | 'hidden' | 'detached';
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Wait until this text is visible on the page. */
   text?: string;
@@ -283,7 +298,7 @@ export interface PageClickParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Mouse button (default left). */
   button?: 'left' | 'right' | 'middle';
@@ -343,7 +358,7 @@ export interface PageFillParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** The text to put in the field (replaces its content). */
   value: string;
@@ -401,7 +416,7 @@ export interface PagePressParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a. */
   key: string;
@@ -459,7 +474,7 @@ export interface PageHoverParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Keys held during the action. */
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
@@ -517,7 +532,7 @@ export interface PageDblclickParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Mouse button (default left). */
   button?: 'left' | 'right' | 'middle';
@@ -577,7 +592,7 @@ export interface PageFocusParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
@@ -633,7 +648,7 @@ export interface PageCheckParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
@@ -689,7 +704,7 @@ export interface PageUncheckParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Milliseconds to wait for the element to be actionable (default 15000). */
   timeout?: number;
@@ -745,7 +760,7 @@ export interface PageSelectParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Options by their value attribute. Several only for a <select multiple>. Give one of values, labels and indexes. */
   values?: string[];
@@ -807,7 +822,7 @@ export interface PageTypeParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** The text to type (at most 2000 characters). */
   text: string;
@@ -867,7 +882,7 @@ export interface PageScrollParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** Turn the wheel by this much instead of naming an element. */
   delta?: {
@@ -1192,7 +1207,7 @@ export interface PageDragParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** A Playwright selector for the element to drop on. Give this, targetRef, or x and y. */
   targetSelector?: string;
@@ -1278,7 +1293,7 @@ export interface PageUploadParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** The files (at most 20); empty clears the input. */
   files: Array<{
@@ -1391,6 +1406,122 @@ export interface PageSnapshotResult {
   url: string;
 }
 
+/** Params of pages.list: List the pages of the session: the main page and the popups, window.open and target=_blank pages its pages opened. */
+export interface PagesListParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+}
+
+/** Result of pages.list. */
+export interface PagesListResult {
+  pages: Array<{
+    /** p1, p2…; never reused in the session. */
+    page_id: string;
+    url: string;
+    /** The title, or the last one seen when the page does not answer quickly. */
+    title: string;
+    /** True for the page every page.*, find.*, screenshot and axe.run call acts on. */
+    active: boolean;
+    /** The page that opened this one, when known. */
+    opener?: string;
+    /** A dialog open on this page, waiting for dialog.handle. */
+    dialog?: {
+      type: string;
+      message: string;
+    };
+  }>;
+}
+
+/** Params of pages.select: Make a page of the session the active one: every later page.*, find.*, screenshot and axe.run call acts on it. */
+export interface PagesSelectParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A page of the session as pages.list names it: p1 is the main page, p2, p3… the pages it opened. */
+  page_id: string;
+}
+
+/** Result of pages.select. */
+export interface PagesSelectResult {
+  page_id: string;
+  url: string;
+  title: string;
+}
+
+/** Params of pages.close: Close one page of the session (its beforeunload handlers do not run). */
+export interface PagesCloseParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A page of the session as pages.list names it: p1 is the main page, p2, p3… the pages it opened. */
+  page_id: string;
+}
+
+/** Result of pages.close. */
+export interface PagesCloseResult {
+  /** The page closed. */
+  closed: string;
+  /** The active page now. */
+  active: string;
+}
+
+/** Params of dialog.setPolicy: Change how the session answers dialogs (confirm, prompt, beforeunload; auto or manual). */
+export interface DialogSetPolicyParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** How the session answers alert, confirm, prompt and beforeunload dialogs. */
+  policy: {
+    /** How confirm() is answered (dismiss until set). */
+    confirm?: 'accept' | 'dismiss';
+    /** How prompt() is answered (dismiss until set). */
+    prompt?: 'accept' | 'dismiss';
+    /** The text a prompt accepted by the policy is answered with ("" until set). */
+    promptText?: string;
+    /** How a beforeunload dialog (leave the page?) is answered (accept until set). */
+    beforeunload?: 'accept' | 'dismiss';
+    /** auto (until set): every dialog is answered at once by the rules. manual: a dialog stays pending for dialog.handle; a call it stalls answers DIALOG_PENDING; unanswered after pendingTimeoutMs, the rules answer it. alert is always accepted by the rules. */
+    mode?: 'auto' | 'manual';
+    /** In manual mode, how long a dialog waits for dialog.handle before the rules answer it (30000 until set). */
+    pendingTimeoutMs?: number;
+  };
+}
+
+/** Result of dialog.setPolicy. */
+export interface DialogSetPolicyResult {
+  policy: {
+    confirm: string;
+    prompt: string;
+    promptText: string;
+    beforeunload: string;
+    mode: string;
+    pendingTimeoutMs: number;
+  };
+}
+
+/** Params of dialog.handle: Answer the dialog left pending for dialog.handle (dialog policy mode manual). */
+export interface DialogHandleParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** true accepts (OK), false dismisses (Cancel). */
+  accept: boolean;
+  /** The text an accepted prompt answers with; default the policy's promptText. */
+  promptText?: string;
+  /** The page whose dialog to answer. */
+  page_id?: string;
+  /** Milliseconds to wait for the call the dialog stalled to end (default 15000). */
+  timeout?: number;
+}
+
+/** Result of dialog.handle. */
+export interface DialogHandleResult {
+  /** alert, confirm, prompt or beforeunload. */
+  type: string;
+  /** The dialog message (cut at 1000 characters). */
+  message: string;
+  outcome: 'accepted' | 'dismissed';
+  page_id: string;
+  /** The call the dialog had stalled: finished, failed (its error is in logs.pull), stopped at another dialog (dialog), still running after timeout; null when none was stalled. */
+  stalled: 'finished' | 'failed' | 'dialog' | 'running' | null;
+}
+
 /** Params of logs.pull: Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull. */
 export interface LogsPullParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -1452,7 +1583,7 @@ export interface ScreenshotParams {
   session_id: string;
   /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
   selector?: string;
-  /** An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere. */
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** A rectangle of the viewport (CSS pixels from its top left corner) to capture; it must lie within the viewport. */
   clip?: {
@@ -1888,6 +2019,11 @@ export interface RpcMethods {
   'page.setViewport': { params: PageSetViewportParams; result: PageSetViewportResult; paramsOptional: false };
   'page.upload': { params: PageUploadParams; result: PageUploadResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
+  'pages.list': { params: PagesListParams; result: PagesListResult; paramsOptional: false };
+  'pages.select': { params: PagesSelectParams; result: PagesSelectResult; paramsOptional: false };
+  'pages.close': { params: PagesCloseParams; result: PagesCloseResult; paramsOptional: false };
+  'dialog.setPolicy': { params: DialogSetPolicyParams; result: DialogSetPolicyResult; paramsOptional: false };
+  'dialog.handle': { params: DialogHandleParams; result: DialogHandleResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
@@ -1945,6 +2081,11 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.setViewport',
   'page.upload',
   'page.snapshot',
+  'pages.list',
+  'pages.select',
+  'pages.close',
+  'dialog.setPolicy',
+  'dialog.handle',
   'logs.pull',
   'network.pull',
   'screenshot',
@@ -1970,6 +2111,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'page.text',
   'page.content',
   'page.snapshot',
+  'pages.list',
   'screenshot',
   'downloads.list',
   'downloads.get',
@@ -2013,6 +2155,8 @@ export const RPC_ERROR_CODES = {
   AGENT_NOT_FOUND: -32012,
   /** The ref is not in the last page.snapshot of this document (the page navigated, or the element is gone): take a new snapshot. */
   STALE_REF: -32013,
+  /** A dialog left for dialog.handle (dialog policy mode manual) is open on the page, and the call cannot end until it is answered: call dialog.handle. data.dialog has its type, message and page_id. */
+  DIALOG_PENDING: -32014,
 } as const;
 
 export type RpcErrorName = keyof typeof RPC_ERROR_CODES;
@@ -2022,36 +2166,135 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.create': ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
-  'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.waitFor': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.reload': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.text': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
-  'page.evaluate': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
-  'page.click': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.fill': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.press': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.hover': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.dblclick': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.focus': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.check': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.uncheck': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.select': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.type': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.scroll': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.back': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.forward': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  'page.act': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT'],
+  'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'page.waitFor': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.reload': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'page.text': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'DIALOG_PENDING'],
+  'page.evaluate': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'page.click': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.fill': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.press': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.hover': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.dblclick': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.focus': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.check': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.uncheck': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.select': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.type': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.scroll': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.back': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'page.forward': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'page.act': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT', 'DIALOG_PENDING'],
   'page.keyboard': [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
     'ACTION_FAILED',
     'INVALID_PARAMS',
     'RESOURCE_UNAVAILABLE',
+    'DIALOG_PENDING',
   ],
-  'page.mouse': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
-  'page.drag': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  'page.setViewport': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS'],
+  'page.mouse': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'page.drag': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'DIALOG_PENDING',
+  ],
+  'page.setViewport': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'page.upload': [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
@@ -2059,10 +2302,23 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
     'STALE_REF',
     'INVALID_PARAMS',
     'LIMIT_REACHED',
+    'DIALOG_PENDING',
   ],
-  'page.snapshot': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
-  'logs.pull': ['SESSION_NOT_FOUND'],
-  'network.pull': ['SESSION_NOT_FOUND'],
+  'page.snapshot': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'INVALID_PARAMS',
+    'STALE_REF',
+    'DIALOG_PENDING',
+  ],
+  'pages.list': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
+  'pages.select': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'pages.close': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT', 'DIALOG_PENDING'],
+  'dialog.setPolicy': ['SESSION_NOT_FOUND'],
+  'dialog.handle': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
+  'logs.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
+  'network.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
   screenshot: [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
@@ -2070,12 +2326,13 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
     'STALE_REF',
     'LIMIT_REACHED',
     'INVALID_PARAMS',
+    'DIALOG_PENDING',
   ],
-  'downloads.list': ['SESSION_NOT_FOUND'],
-  'downloads.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'ACTION_FAILED'],
-  'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT'],
-  'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
-  'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED'],
+  'downloads.list': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
+  'downloads.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'DIALOG_PENDING'],
+  'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
   'agents.list': [],
   'agents.evaluate': [
     'AGENT_NOT_FOUND',
@@ -2128,21 +2385,21 @@ export interface RpcApi {
      * Navigate the session page to a URL and wait for it to settle.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
      */
     goto: (params: PageGotoParams, options?: CallOptions) => Promise<PageGotoResult>;
     /**
      * Wait for a load state, an element (selector or ref) to be attached/visible/hidden/detached, a text to appear or go, or the URL; or pause (idleFor).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     waitFor: (params: PageWaitForParams, options?: CallOptions) => Promise<PageWaitForResult>;
     /**
      * Reload the session page and wait for it to settle.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
      */
     reload: (params: PageReloadParams, options?: CallOptions) => Promise<PageReloadResult>;
     /**
@@ -2151,14 +2408,14 @@ export interface RpcApi {
      * Reads the whole page (body), or the element a selector (its first match) or a snapshot ref names. format "markdown" keeps headings, lists, tables (GFM) and absolute links: for the whole page, its main content (Readability), without navigation, header and footer. frames appends every iframe, each under a line `--- frame "title" (url) ---`. When the text is longer than maxChars, the answer ends at a line end and cursor continues the same text (a cursor of an older read is refused).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     text: (params: PageTextParams, options?: CallOptions) => Promise<PageTextResult>;
     /**
      * Read the page HTML after JavaScript ran (capped at MAX_HTML_CHARS).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT.
+     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, DIALOG_PENDING.
      */
     content: (params: PageContentParams, options?: CallOptions) => Promise<PageContentResult>;
     /**
@@ -2167,49 +2424,49 @@ export interface RpcApi {
      * The expression runs in the page main world. If it evaluates to a function, that function is called with arg; promises are awaited. The result must be JSON-serialisable. Past the deadline the page is replaced by a fresh about:blank page and the call fails with TIMEOUT.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, LIMIT_REACHED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, LIMIT_REACHED, DIALOG_PENDING.
      */
     evaluate: (params: PageEvaluateParams, options?: CallOptions) => Promise<PageEvaluateResult>;
     /**
      * Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     click: (params: PageClickParams, options?: CallOptions) => Promise<PageClickResult>;
     /**
      * Fill an input, textarea or contenteditable element with a value.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     fill: (params: PageFillParams, options?: CallOptions) => Promise<PageFillResult>;
     /**
      * Focus an element and press a key or chord (Enter, Tab, Control+A …).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     press: (params: PagePressParams, options?: CallOptions) => Promise<PagePressResult>;
     /**
      * Move the mouse over an element (waits until it is visible and stable): opens hover menus.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     hover: (params: PageHoverParams, options?: CallOptions) => Promise<PageHoverResult>;
     /**
      * Double-click an element (waits until it is visible, stable and enabled).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     dblclick: (params: PageDblclickParams, options?: CallOptions) => Promise<PageDblclickResult>;
     /**
      * Give an element the keyboard focus.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     focus: (params: PageFocusParams, options?: CallOptions) => Promise<PageFocusResult>;
     /**
@@ -2218,7 +2475,7 @@ export interface RpcApi {
      * A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     check: (params: PageCheckParams, options?: CallOptions) => Promise<PageCheckResult>;
     /**
@@ -2227,7 +2484,7 @@ export interface RpcApi {
      * A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     uncheck: (params: PageUncheckParams, options?: CallOptions) => Promise<PageUncheckResult>;
     /**
@@ -2236,7 +2493,7 @@ export interface RpcApi {
      * Replaces the selection with the options named, fires input and change as a person would, and answers with the values selected afterwards. An option that is not there is waited for until the timeout.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     select: (params: PageSelectParams, options?: CallOptions) => Promise<PageSelectResult>;
     /**
@@ -2245,7 +2502,7 @@ export interface RpcApi {
      * Focuses the element and presses one key per character after what it already holds (page.fill replaces the value in one step, without key events). At most 2000 characters.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     type: (params: PageTypeParams, options?: CallOptions) => Promise<PageTypeResult>;
     /**
@@ -2254,7 +2511,7 @@ export interface RpcApi {
      * Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     scroll: (params: PageScrollParams, options?: CallOptions) => Promise<PageScrollResult>;
     /**
@@ -2263,7 +2520,7 @@ export interface RpcApi {
      * Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
      */
     back: (params: PageBackParams, options?: CallOptions) => Promise<PageBackResult>;
     /**
@@ -2272,7 +2529,7 @@ export interface RpcApi {
      * Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
      */
     forward: (params: PageForwardParams, options?: CallOptions) => Promise<PageForwardResult>;
     /**
@@ -2281,7 +2538,7 @@ export interface RpcApi {
      * Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, TIMEOUT.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, TIMEOUT, DIALOG_PENDING.
      */
     act: (params: PageActParams, options?: CallOptions) => Promise<PageActResult>;
     /**
@@ -2290,7 +2547,7 @@ export interface RpcApi {
      * press: key down then up (a chord presses its modifiers around the last key; delay holds the key). down and up: one key, held until released, so a later page.mouse or page.keyboard call sees the modifier held. insertText: text as one input event, without key events (at most 100000 characters). type: one key press per character (at most 2000), delay ms after each, stopped at the timeout. A key name Playwright does not know is refused as INVALID_PARAMS with the name meant when it can be guessed (ctrl → Control).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, RESOURCE_UNAVAILABLE.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, RESOURCE_UNAVAILABLE, DIALOG_PENDING.
      */
     keyboard: (params: PageKeyboardParams, options?: CallOptions) => Promise<PageKeyboardResult>;
     /**
@@ -2299,7 +2556,7 @@ export interface RpcApi {
      * move, click and dblclick take x and y; down, up and wheel act where the mouse is, or first move to x,y when given. steps spreads a move over that many pointer moves (default 1). A point outside the current viewport is refused. Modifiers held with page.keyboard down apply (Shift+click).
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, DIALOG_PENDING.
      */
     mouse: (params: PageMouseParams, options?: CallOptions) => Promise<PageMouseResult>;
     /**
@@ -2308,7 +2565,7 @@ export interface RpcApi {
      * Moves the mouse to the middle of the source (waiting until it is visible and stable), presses the left button, moves in steps to the middle of the target element or to x,y, and releases. Pointer-driven sortable lists and HTML5 draggable elements both see a real drag. Give exactly one target: targetSelector, targetRef, or x and y.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
     drag: (params: PageDragParams, options?: CallOptions) => Promise<PageDragResult>;
     /**
@@ -2317,7 +2574,7 @@ export interface RpcApi {
      * The page lays out again at the new size (resize fires, media queries re-evaluate). It holds for this page; a page that replaces it after a crash or an evaluate past its deadline starts at the size of session.create.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, DIALOG_PENDING.
      */
     setViewport: (params: PageSetViewportParams, options?: CallOptions) => Promise<PageSetViewportResult>;
     /**
@@ -2326,7 +2583,7 @@ export interface RpcApi {
      * The target is an <input type=file>, visible or hidden, or an element whose click opens a file chooser (a styled button that calls input.click()); anything else fails with ACTION_FAILED. Several files only for an input with multiple. An empty files list clears the input. At most 20 files, decoding to MAX_UPLOAD_BYTES together (by default what BODY_LIMIT lets through as base64). The page gets input and change events as from a person.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, LIMIT_REACHED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.
      */
     upload: (params: PageUploadParams, options?: CallOptions) => Promise<PageUploadResult>;
     /**
@@ -2335,16 +2592,65 @@ export interface RpcApi {
      * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, STALE_REF.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, STALE_REF, DIALOG_PENDING.
      */
     snapshot: (params: PageSnapshotParams, options?: CallOptions) => Promise<PageSnapshotResult>;
+  };
+  pages: {
+    /**
+     * List the pages of the session: the main page and the popups, window.open and target=_blank pages its pages opened.
+     *
+     * A page opened by the session does not become active by itself: pages.select makes it the one calls act on. The action that opened it records a {kind: "page"} event, and the console log a "popup opened" line.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
+     */
+    list: (params: PagesListParams, options?: CallOptions) => Promise<PagesListResult>;
+    /**
+     * Make a page of the session the active one: every later page.*, find.*, screenshot and axe.run call acts on it.
+     *
+     * Refs belong to the page whose snapshot gave them (refs of pages other than p1 start with the page id, p2e5): a ref of another page is STALE_REF, never acts here. An unknown page_id is INVALID_PARAMS.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    select: (params: PagesSelectParams, options?: CallOptions) => Promise<PagesSelectResult>;
+    /**
+     * Close one page of the session (its beforeunload handlers do not run).
+     *
+     * Closing the active page makes its opener active, or else the main page p1, or else the newest page left. The last page of a session cannot be closed (INVALID_PARAMS): session.close ends the session. A page closed frees its slot under MAX_POPUPS_PER_SESSION.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, TIMEOUT, DIALOG_PENDING.
+     */
+    close: (params: PagesCloseParams, options?: CallOptions) => Promise<PagesCloseResult>;
+  };
+  dialog: {
+    /**
+     * Change how the session answers dialogs (confirm, prompt, beforeunload; auto or manual).
+     *
+     * Only the properties given change. A dialog already pending stays pending; when its time runs out the policy then in force answers it.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND.
+     */
+    setPolicy: (params: DialogSetPolicyParams, options?: CallOptions) => Promise<DialogSetPolicyResult>;
+    /**
+     * Answer the dialog left pending for dialog.handle (dialog policy mode manual).
+     *
+     * Answers the dialog on page_id, or else the one on the active page, or else the oldest. Then waits up to timeout for the call the dialog stalled (if any) to end, and says how it ended. No pending dialog: INVALID_PARAMS.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS.
+     */
+    handle: (params: DialogHandleParams, options?: CallOptions) => Promise<DialogHandleResult>;
   };
   logs: {
     /**
      * Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND.
+     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
      */
     pull: (params: LogsPullParams, options?: CallOptions) => Promise<LogsPullResult>;
   };
@@ -2353,7 +2659,7 @@ export interface RpcApi {
      * Drain the network responses and failed requests buffered since the last pull.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND.
+     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
      */
     pull: (params: NetworkPullParams, options?: CallOptions) => Promise<NetworkPullResult>;
   };
@@ -2363,7 +2669,7 @@ export interface RpcApi {
    * One image pixel per CSS pixel unless downscaled. maxWidth, maxHeight and downscale (the long side within 1568 px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.
    *
    * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-   * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, LIMIT_REACHED, INVALID_PARAMS.
+   * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, LIMIT_REACHED, INVALID_PARAMS, DIALOG_PENDING.
    */
   screenshot: (params: ScreenshotParams, options?: CallOptions) => Promise<ScreenshotResult>;
   downloads: {
@@ -2373,14 +2679,14 @@ export interface RpcApi {
      * Every download the session's pages started (a link, a navigation to an attachment, a script), oldest first. Saved files stay until the session ends; downloads.get reads them.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND.
+     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
      */
     list: (params: DownloadsListParams, options?: CallOptions) => Promise<DownloadsListResult>;
     /**
      * Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, ACTION_FAILED, DIALOG_PENDING.
      */
     get: (params: DownloadsGetParams, options?: CallOptions) => Promise<DownloadsGetResult>;
   };
@@ -2391,7 +2697,7 @@ export interface RpcApi {
      * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Nothing found is count 0, not an error. selector is a Playwright role selector for the same role and name, which matches in the main frame only: act on a match by its ref.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT.
+     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, DIALOG_PENDING.
      */
     byRole: (params: FindByRoleParams, options?: CallOptions) => Promise<FindByRoleResult>;
     /**
@@ -2400,7 +2706,7 @@ export interface RpcApi {
      * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Give text (a case-insensitive substring) or regex (a JavaScript regular expression, case-sensitive unless flags has i), not both. A match on a text node, a value or a placeholder gives the ref of the element it belongs to. Nothing found is count 0, not an error.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, INVALID_PARAMS.
+     * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, INVALID_PARAMS, DIALOG_PENDING.
      */
     byText: (params: FindByTextParams, options?: CallOptions) => Promise<FindByTextResult>;
   };
@@ -2409,7 +2715,7 @@ export interface RpcApi {
      * Run axe-core accessibility checks on the page (or part of it) and return the violations.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
      */
     run: (params: AxeRunParams, options?: CallOptions) => Promise<AxeRunResult>;
   };
@@ -2532,6 +2838,15 @@ export function bindMethods(call: MethodCaller): RpcApi {
       setViewport: (params, options) => call('page.setViewport', params, options),
       upload: (params, options) => call('page.upload', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
+    },
+    pages: {
+      list: (params, options) => call('pages.list', params, options),
+      select: (params, options) => call('pages.select', params, options),
+      close: (params, options) => call('pages.close', params, options),
+    },
+    dialog: {
+      setPolicy: (params, options) => call('dialog.setPolicy', params, options),
+      handle: (params, options) => call('dialog.handle', params, options),
     },
     logs: {
       pull: (params, options) => call('logs.pull', params, options),

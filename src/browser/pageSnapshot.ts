@@ -63,8 +63,8 @@ export class SnapshotHistory {
   }
 }
 
-/** A ref as page.snapshot writes it: e12, or f1e3 inside a frame. */
-export const REF_PATTERN = '^(f[0-9]+)?e[0-9]+$';
+/** A ref as page.snapshot writes it: e12, or f1e3 inside a frame; on a page other than p1, p2e12. */
+export const REF_PATTERN = '^(p[0-9]+)?(f[0-9]+)?e[0-9]+$';
 
 /** The element a ref names, when it is in this session's last snapshot and its document. */
 export async function refLocator(
@@ -72,6 +72,8 @@ export async function refLocator(
   stored: StoredSnapshot | undefined,
   currentDocument: number,
   ref: string,
+  /** The ref as Playwright knows it on this page (without the session's page prefix). */
+  ariaRef = ref,
 ): Promise<Locator> {
   const stale = (why: string) =>
     new ServiceError(
@@ -83,7 +85,7 @@ export async function refLocator(
   if (stored.document !== currentDocument) throw stale('is from a page this session has navigated away from');
   if (!stored.text.includes(`[ref=${ref}]`))
     throw stale(`is not in the last snapshot (revision ${stored.revision})`);
-  const locator = page.locator(`aria-ref=${ref}`);
+  const locator = page.locator(`aria-ref=${ariaRef}`);
   // Playwright keeps the element the ref named; one that left the page matches nothing, never another.
   if ((await locator.count()) === 0) throw stale('names an element that is no longer on the page');
   return locator;

@@ -4,7 +4,6 @@ import { Mutex } from './mutex.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
-import { DownloadStore, type DownloadLimits } from './downloadStore.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
@@ -18,15 +17,18 @@ import {
   type NavigationTarget,
   type WaitUntil,
 } from './navigation.js';
-import { NetworkTracker, type SettleOptions } from './networkTracker.js';
+import type { SettleOptions } from './networkTracker.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
-import { ariaSnapshotOf, refLocator, SnapshotHistory, type SnapshotEntry } from './pageSnapshot.js';
+import { ariaSnapshotOf, requiredRefs, type SnapshotEntry, type SnapshotHistory } from './pageSnapshot.js';
 import type { StoredRead } from './pageRead.js';
+import type { SessionPage } from './sessionPage.js';
+import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
+import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
+import { SessionPages } from './sessionPages.js';
+import { DownloadStore, type DownloadLimits } from './downloadStore.js';
 
-/** A page that opens popups without end must not exhaust the browser: past this many, new ones close. */
-export const MAX_POPUPS_PER_SESSION = 20;
-/** How long session.list waits for a page's title before it answers with the last known one. */
-const TITLE_TIMEOUT_MS = 500;
+export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
+
 /** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
 const REPLACE_PAGE_TIMEOUT_MS = 15_000;
 /** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
@@ -56,36 +58,30 @@ export interface SessionOptions {
 }
 
 /**
- * One isolated browser session: a BrowserContext with one main page, bounded buffers attached from
- * the moment it exists, and a lock so its calls run one at a time.
+ * One isolated browser session: a BrowserContext with its pages (the main page p1 and the popups
+ * its pages opened), one of them active, bounded buffers attached from the moment each exists, and
+ * a lock so its calls run one at a time.
  */
 export class Session implements NavigationTarget {
   readonly createdAt = new Date();
   lastUsedAt = Date.now();
-  page: Page;
-  private tracker: NetworkTracker;
   private readonly signals: SessionSignals;
   /** What happened, in order with a seq: an action reports the events since it started. */
   readonly events = new SessionEvents();
-  /** The session's downloads, kept on disk until the registry disposes of them when it ends. */
-  readonly downloads: DownloadStore;
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
+  /** The dialog policy and the dialogs left pending for dialog.handle. */
+  readonly dialogs: SessionDialogs;
+  /** The session's downloads, kept on disk until the registry disposes of them when it ends. */
+  readonly downloads: DownloadStore;
   private readonly lock = new Mutex();
-  private popups = 0;
-  private lastTitle = '';
-  /** The last few snapshots: refs belong to the newest, `since` diffs compare with older ones. */
-  readonly snapshots = new SnapshotHistory();
-  /** The last page.text, which a cursor continues; its revision counts the reads of the session. */
-  lastRead: StoredRead | undefined;
-  /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
-  document = 0;
-  /** True while replacePage opens the new main page: the context reports it as a new page, not a popup. */
-  private replacing = false;
+  /** The session's pages, one of them active (pages.list, pages.select, pages.close). */
+  readonly pages: SessionPages;
+  /** Calls a dialog left for dialog.handle stalls. */
+  private readonly stalls: DialogStalls;
   /** Why the session ended; set by the registry. A call queued behind the lock then fails. */
   ended: MissingReason | undefined;
-  crashed = false;
 
   constructor(
     readonly id: string,
@@ -99,13 +95,59 @@ export class Session implements NavigationTarget {
      */
     readonly release?: () => Promise<void>,
   ) {
-    this.page = page;
-    this.tracker = new NetworkTracker(page);
     this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
     ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
-    this.downloads = new DownloadStore(options.downloads, this.events, (type, text) => this.note(type, text));
-    if (release === undefined) this.attachContext();
-    this.attachPage(page);
+    this.dialogs = new SessionDialogs(this.events, (type, text) => this.signals.note(type, text));
+    this.downloads = new DownloadStore(options.downloads, this.events, (type, text) =>
+      this.signals.note(type, text),
+    );
+    this.stalls = new DialogStalls(this.dialogs, (type, text) => this.signals.note(type, text));
+    this.pages = new SessionPages(
+      context,
+      page,
+      {
+        attach: (p, owner) => this.attachPage(p, owner),
+        popup: (url) => this.signals.popup(url),
+        opened: (event) => this.events.push(event),
+        closed: (pageId) => this.dialogs.dropPage(pageId),
+        note: (type, text) => this.signals.note(type, text),
+        frozen: (pageId) => this.dialogs.pendingOn(pageId) !== undefined,
+      },
+      release === undefined,
+    );
+  }
+
+  private get active(): SessionPage {
+    return this.pages.active;
+  }
+
+  /** The active page: every page.*, find.*, screenshot and axe call acts on it. */
+  get page(): Page {
+    return this.active.page;
+  }
+
+  /** The active page's snapshots: refs belong to its newest. */
+  get snapshots(): SnapshotHistory {
+    return this.active.snapshots;
+  }
+
+  /** The active page's last page.text, which a cursor continues. */
+  get lastRead(): StoredRead | undefined {
+    return this.active.lastRead;
+  }
+
+  set lastRead(read: StoredRead | undefined) {
+    this.active.lastRead = read;
+  }
+
+  /** The active page's document count: a snapshot's refs hold only in the document it was taken in. */
+  get document(): number {
+    return this.active.document;
+  }
+
+  /** True when the active page's renderer died and the next call replaces it. */
+  get crashed(): boolean {
+    return this.active.crashed;
   }
 
   /** An adopted tab is handed back: its page stops feeding this session, then `release` runs. */
@@ -126,66 +168,69 @@ export class Session implements NavigationTarget {
     return this.lock.busy;
   }
 
-  /** Runs a call under the session lock; the idle clock counts from the end of the last call. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    return this.lock.run(async () => {
-      this.lastUsedAt = Date.now();
-      try {
-        if (this.ended !== undefined) throw new SessionNotFoundError(this.id, this.ended);
-        if (this.crashed) await this.recoverFromCrash();
-        return await work();
-      } finally {
+  /**
+   * Runs a call under the session lock; the idle clock counts from the end of the last call. A call
+   * that cannot end because a dialog waits for dialog.handle on its page answers DIALOG_PENDING and
+   * keeps the lock until the dialog is answered; calls made meanwhile answer DIALOG_PENDING at once.
+   */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const refused = this.stalls.refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    return new Promise<T>((resolve, reject) => {
+      void this.lock.run(async () => {
         this.lastUsedAt = Date.now();
-      }
-    });
-  }
-
-  private attachContext(): void {
-    this.context.on('page', (page) => {
-      if (page === this.page || this.replacing) return;
-      this.popups++;
-      this.signals.popup(page.url());
-      if (this.popups > MAX_POPUPS_PER_SESSION) {
-        page.close().catch(() => undefined);
-        return;
-      }
-      this.attachPage(page);
-    });
-  }
-
-  private attachPage(page: Page): void {
-    this.signals.attach(page);
-    // An attached tab's downloads stay in the user's browser.
-    if (this.release === undefined) this.downloads.attach(page);
-    page.on('crash', () => {
-      if (page !== this.page) return;
-      this.crashed = true;
-      this.signals.pageError('The page crashed (renderer process died); the next call opens a fresh page.');
-    });
-    page.on('framenavigated', (frame) => {
-      if (page === this.page && frame === page.mainFrame()) this.document++;
-    });
-    page.on('load', () => {
-      if (page === this.page)
-        page.title().then(
-          (t) => (this.lastTitle = t),
-          () => undefined,
-        );
+        try {
+          if (this.ended !== undefined) throw new SessionNotFoundError(this.id, this.ended);
+          if (this.active.crashed || this.active.page.isClosed()) await this.recoverFromCrash();
+          await this.stalls.run(this.active.id, work, { resolve, reject });
+        } catch (error) {
+          // Whatever the call threw is its answer, mapped by dispatch like any handler's error.
+          reject(error instanceof Error ? error : new Error(String(error)));
+        } finally {
+          this.lastUsedAt = Date.now();
+        }
+      });
     });
   }
 
   /**
-   * Waits until the main page's network has been quiet for the settle window. Unlike Playwright's
+   * Answers a pending dialog (dialog.handle), then waits up to timeoutMs for the call it stalled, if
+   * any, to end or to stop at another dialog. Runs outside the lock: the stalled call holds it.
+   */
+  async handleDialog(
+    accept: boolean,
+    promptText: string | undefined,
+    pageId: string | undefined,
+    timeoutMs: number,
+  ): Promise<DialogReport & { stalled: StalledOutcome | null }> {
+    this.lastUsedAt = Date.now();
+    const report = this.dialogs.handle(accept, promptText, pageId, this.active.id);
+    return { ...report, stalled: await this.stalls.afterAnswer(report.page_id, timeoutMs) };
+  }
+
+  /** The listeners of one Playwright page; `owner` is the session page it is (now) the page of. */
+  private attachPage(page: Page, owner: SessionPage): void {
+    this.signals.attach(page);
+    page.on('dialog', (dialog) => this.dialogs.onDialog(dialog, owner.id));
+    // An attached tab's downloads stay in the user's browser.
+    if (this.release === undefined) this.downloads.attach(page, owner.id);
+    owner.track(page, () =>
+      this.signals.pageError('The page crashed (renderer process died); the next call opens a fresh page.'),
+    );
+  }
+
+  /**
+   * Waits until the active page's network has been quiet for the settle window. Unlike Playwright's
    * networkidle (a fixed 500 ms), it ends soon after the last request and ignores requests that can
    * never finish, within bounds; past timeoutMs it fails with the requests still pending.
    */
   settle(timeoutMs: number): Promise<void> {
-    return this.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
+    return this.active.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
   }
 
   /**
-   * The element an action targets: a Playwright selector (its first match), or a ref from this
-   * session's last page.snapshot of the current document. Exactly one of the two.
+   * The element an action targets: a Playwright selector (its first match), or a ref from the last
+   * page.snapshot of the active page's current document. Exactly one of the two.
    */
   async target(selector: string | undefined, ref: string | undefined): Promise<Locator> {
     if ((selector === undefined) === (ref === undefined)) {
@@ -199,13 +244,13 @@ export class Session implements NavigationTarget {
         },
       );
     }
-    if (ref !== undefined) return refLocator(this.page, this.snapshots.latest(), this.document, ref);
+    if (ref !== undefined) return this.active.refTarget(ref);
     return this.page.locator(selector ?? '');
   }
 
   /**
-   * Takes a snapshot of the page, or of the subtree a selector or ref names, and makes it the newest
-   * of the history: its refs are the ones actions accept from now on.
+   * Takes a snapshot of the active page, or of the subtree a selector or ref names, and makes it the
+   * newest of that page's history: its refs are the ones actions accept from now on.
    */
   async takeSnapshot(
     selector: string | undefined,
@@ -214,9 +259,16 @@ export class Session implements NavigationTarget {
   ): Promise<SnapshotEntry> {
     const whole = selector === undefined && ref === undefined;
     const subtree = whole ? undefined : await this.target(selector, ref);
-    const text = await ariaSnapshotOf(this.page, subtree, timeout);
+    const on = this.active;
+    const text = on.nameRefs(await ariaSnapshotOf(on.page, subtree, timeout));
     const scope = whole ? 'page' : ref !== undefined ? `ref ${ref}` : `selector ${selector ?? ''}`;
-    return this.snapshots.record(text, this.document, scope);
+    return on.snapshots.record(text, on.document, scope);
+  }
+
+  /** The refs of the fields the active page marks required, named as its snapshots name refs. */
+  async requiredRefs(timeout: number): Promise<Set<string>> {
+    const on = this.active;
+    return on.nameRefSet(await requiredRefs(on.page, timeout));
   }
 
   /** A line of the service's own in the session's console log (popups, dialogs, recoveries). */
@@ -247,44 +299,39 @@ export class Session implements NavigationTarget {
     return this.signals.takeBlocked();
   }
 
-  /** The page title, bounded in time: a frozen page answers with the last known title. */
-  async title(): Promise<string> {
-    const timedOut = () => new Error('title timeout');
-    // Frozen or navigating: the last title seen is the honest answer.
-    this.lastTitle = await withDeadline(this.page.title(), TITLE_TIMEOUT_MS, timedOut).catch(
-      () => this.lastTitle,
-    );
-    return this.lastTitle;
+  /** The active page's title, bounded in time: a frozen page answers with the last known title. */
+  title(): Promise<string> {
+    return this.pages.titleOf(this.active);
   }
 
-  /** Replaces the main page with a fresh one (after a crash, or a page.evaluate past its deadline). */
+  /** Replaces the active page with a fresh one (after a crash, or a page.evaluate past its deadline). */
   async replacePage(): Promise<void> {
+    const on = this.active;
     if (this.release !== undefined) {
       // An attached tab is the user's: never close it or open another in their browser.
-      this.crashed = false;
+      on.crashed = false;
       this.note('info', 'The attached tab was left as it is; attach it again if it stays unusable.');
       return;
     }
-    const old = this.page;
-    this.replacing = true;
-    try {
-      this.page = await withDeadline(
-        this.context.newPage(),
-        REPLACE_PAGE_TIMEOUT_MS,
-        () => new Error('opening a fresh page timed out'),
-      );
-    } finally {
-      this.replacing = false;
-    }
-    this.tracker = new NetworkTracker(this.page);
-    this.document++;
-    this.attachPage(this.page);
-    this.crashed = false;
+    const old = on.page;
+    const fresh = await withDeadline(
+      this.pages.openOwn(),
+      REPLACE_PAGE_TIMEOUT_MS,
+      () => new Error('opening a fresh page timed out'),
+    );
+    this.pages.replace(on, fresh);
+    // The old page is being replaced because it is unusable: a failure to close it changes nothing.
     await old.close({ runBeforeUnload: false }).catch(() => undefined);
   }
 
   private async recoverFromCrash(): Promise<void> {
+    const closed = this.active.page.isClosed();
     await this.replacePage();
-    this.note('info', 'The previous page crashed; a fresh page (about:blank) replaced it.');
+    this.note(
+      'info',
+      closed
+        ? 'The last page of the session closed; a fresh page (about:blank) replaced it.'
+        : 'The previous page crashed; a fresh page (about:blank) replaced it.',
+    );
   }
 }

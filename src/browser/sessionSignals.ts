@@ -1,4 +1,4 @@
-import type { ConsoleMessage, Dialog, Frame, Page, Request, Response } from 'playwright-core';
+import type { ConsoleMessage, Frame, Page, Request, Response } from 'playwright-core';
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { BlockedEntry } from './navigation.js';
 import { capUrl } from './pageGuards.js';
@@ -47,7 +47,7 @@ export class SessionSignals {
     this.blocked = new RingBuffer(sizes.network);
   }
 
-  /** Starts recording a page of the session (its main page or a popup). */
+  /** Starts recording a page of the session (its main page or a popup); its dialogs are SessionDialogs'. */
   attach(page: Page): void {
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (error) =>
@@ -55,7 +55,6 @@ export class SessionSignals {
     );
     page.on('response', (r) => this.onResponse(r));
     page.on('requestfailed', (r) => this.onRequestFailed(r));
-    page.on('dialog', (d) => this.onDialog(d));
   }
 
   /** A line of the service's own in the console log (popups, dialogs, recoveries). */
@@ -175,13 +174,5 @@ export class SessionSignals {
       resourceType: request.resourceType(),
       mainFrame,
     });
-  }
-
-  /** Dialogs never block: recorded, then accepted (alert, beforeunload) or dismissed (confirm, prompt). */
-  private onDialog(dialog: Dialog): void {
-    const type = dialog.type();
-    const accept = type === 'alert' || type === 'beforeunload';
-    this.note('dialog', `${type}: ${clip(dialog.message())} (${accept ? 'accepted' : 'dismissed'})`);
-    (accept ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
   }
 }

@@ -18,6 +18,7 @@ export const ERRORS = {
   NAVIGATION_BLOCKED: { code: -32011, message: 'Navigation blocked by the allow-list' },
   AGENT_NOT_FOUND: { code: -32012, message: 'Agent not found' },
   STALE_REF: { code: -32013, message: 'The element ref is not on the page any more' },
+  DIALOG_PENDING: { code: -32014, message: 'A dialog waits for dialog.handle' },
 } as const;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -42,6 +43,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',
   STALE_REF:
     'The ref is not in the last page.snapshot of this document (the page navigated, or the element is gone): take a new snapshot.',
+  DIALOG_PENDING:
+    'A dialog left for dialog.handle (dialog policy mode manual) is open on the page, and the call cannot end until it is answered: call dialog.handle. data.dialog has its type, message and page_id.',
 };
 
 /** The catalogue name of a JSON-RPC code, when it has one (an agent may answer with any code). */

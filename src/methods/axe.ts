@@ -1,9 +1,28 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { Type } from '@sinclair/typebox';
+import type { Page } from 'playwright-core';
+import type { Session } from '../browser/session.js';
 import { withDeadline } from '../errors/deadline.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { AXE_TIMEOUT_MS, MAX_NODES_PER_VIOLATION, timeoutParam } from './params.js';
+
+/**
+ * The active page as axe sees it, except that the helper page axe opens to merge its results
+ * (context().newPage()) is opened as the service's own: not a page of the session, never listed,
+ * logged or counted against MAX_POPUPS_PER_SESSION.
+ */
+function withServiceHelperPages(session: Session): Page {
+  const page = session.page;
+  const context = new Proxy(page.context(), {
+    get: (target, prop, receiver) =>
+      prop === 'newPage' ? () => session.pages.openOwn() : (Reflect.get(target, prop, receiver) as unknown),
+  });
+  return new Proxy(page, {
+    get: (target, prop) =>
+      prop === 'context' ? () => context : (Reflect.get(target, prop, target) as unknown),
+  });
+}
 
 export const axeRun = defineSessionMethod({
   name: 'axe.run',
@@ -45,7 +64,7 @@ export const axeRun = defineSessionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED'],
   readOnly: true,
   async handler(params, { session }) {
-    let builder = new AxeBuilder({ page: session.page });
+    let builder = new AxeBuilder({ page: withServiceHelperPages(session) });
     const include =
       params.include === undefined ? [] : Array.isArray(params.include) ? params.include : [params.include];
     for (const selector of include) builder = builder.include(selector);

@@ -52,7 +52,12 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
   return defineMethod({
     ...spec,
     params: { session_id: SessionIdSchema, ...spec.params },
-    errors: ['SESSION_NOT_FOUND', ...spec.errors.filter((e) => e !== 'SESSION_NOT_FOUND')],
+    // Any call on a session can meet a dialog left for dialog.handle (Session.run answers DIALOG_PENDING).
+    errors: [
+      'SESSION_NOT_FOUND',
+      ...spec.errors.filter((e) => e !== 'SESSION_NOT_FOUND' && e !== 'DIALOG_PENDING'),
+      'DIALOG_PENDING',
+    ],
     logFields: (params) => ({ sessionId: params.session_id }),
     handler: (params, ctx) => {
       // Validated by dispatch against the params above, session_id included.

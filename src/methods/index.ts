@@ -1,6 +1,7 @@
 import type { ServiceMethod } from './defineSessionMethod.js';
 import { agentMethods } from './agents.js';
 import { axeMethods } from './axe.js';
+import { dialogMethods } from './dialog.js';
 import { findMethods } from './find.js';
 import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
@@ -11,6 +12,7 @@ import { pageInputMethods } from './pageInput.js';
 import { pageUploadMethods } from './pageUpload.js';
 import { downloadsMethods } from './downloads.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
+import { pagesMethods } from './pages.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
 import { sessionMethods } from './session.js';
@@ -25,6 +27,8 @@ export const allMethods: ServiceMethod[] = [
   ...pageInputMethods,
   ...pageUploadMethods,
   ...pageSnapshotMethods,
+  ...pagesMethods,
+  ...dialogMethods,
   ...logsMethods,
   ...networkMethods,
   ...screenshotMethods,

@@ -1,7 +1,7 @@
 // page.snapshot: the page.* namespace continues here (page.ts holds navigation, reads and actions),
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type, type Static } from '@sinclair/typebox';
-import { encodeCursor, offsetOf, pageOf, requiredRefs, type SnapshotEntry } from '../browser/pageSnapshot.js';
+import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../browser/pageSnapshot.js';
 import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../browser/snapshotViews.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
@@ -201,7 +201,7 @@ export const pageSnapshot = defineSessionMethod({
       // resolve against); a ref subtree is resolved against the snapshot it came from, so not then.
       const required =
         params.interactive && params.ref === undefined
-          ? await requiredRefs(session.page, params.timeout)
+          ? await session.requiredRefs(params.timeout)
           : undefined;
       entry = await session.takeSnapshot(params.selector, params.ref, params.timeout);
       answer = answerFor(entry, before, params.since, params.interactive, required);

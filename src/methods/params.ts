@@ -80,7 +80,7 @@ export const Ref = Type.String({
   pattern: REF_PATTERN,
   maxLength: 32,
   description:
-    'An element ref from the last page.snapshot of this page (e12, or f1e3 inside a frame); a stale ref fails with STALE_REF, never acts elsewhere.',
+    'An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere.',
 });
 
 /** What an action acts on: exactly one of selector and ref (the action says which is missing). */

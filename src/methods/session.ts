@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
+import { DialogPolicyParam } from './dialog.js';
 
 const Viewport = Type.Object(
   {
@@ -75,6 +76,7 @@ export const sessionCreate = defineMethod({
       }),
     ),
     storageState: Type.Optional(StorageState),
+    dialogs: Type.Optional(DialogPolicyParam),
     proxy: Type.Optional(
       Type.Unknown({
         description:
@@ -123,6 +125,8 @@ export const sessionCreate = defineMethod({
       },
       principal,
     );
+    // Before any call can reach the session: its page is still blank, no dialog can have opened.
+    if (params.dialogs !== undefined) session.dialogs.setPolicy(params.dialogs);
     return { session_id: session.id };
   },
 });
