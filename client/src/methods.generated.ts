@@ -147,6 +147,12 @@ export interface PageGotoResult {
     /** When it started. */
     timestamp: string;
   };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
+  };
 }
 
 /** Params of page.waitFor: Wait for a load state, an element (selector or ref) to be attached/visible/hidden/detached, a text to appear or go, or the URL; or pause (idleFor). */
@@ -222,6 +228,12 @@ export interface PageReloadResult {
     /** When it started. */
     timestamp: string;
   };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
+  };
 }
 
 /** Params of page.text: Read the visible text (innerText) or the main content as Markdown, of the page or of one element, in pages of maxChars. */
@@ -282,6 +294,8 @@ export interface PageEvaluateParams {
   expression: string;
   /** A JSON value passed to the expression when it is a function. */
   arg?: unknown;
+  /** The expression only reads, so it may run twice: when the page navigates while it runs, run it again once in the new document instead of failing with PAGE_NAVIGATED (default false). */
+  retryOnNavigation?: boolean;
   /** Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000). */
   timeout?: number;
 }
@@ -983,6 +997,12 @@ export interface PageBackResult {
     /** When it started. */
     timestamp: string;
   };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
+  };
   /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
   navigated: boolean;
 }
@@ -1030,6 +1050,12 @@ export interface PageForwardResult {
     page_id?: string;
     /** When it started. */
     timestamp: string;
+  };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
   };
   /** False when there was no entry in that direction (the start or the end of the history): the page stayed as it was. */
   navigated: boolean;
@@ -2157,6 +2183,8 @@ export const RPC_ERROR_CODES = {
   STALE_REF: -32013,
   /** A dialog left for dialog.handle (dialog policy mode manual) is open on the page, and the call cannot end until it is answered: call dialog.handle. data.dialog has its type, message and page_id. */
   DIALOG_PENDING: -32014,
+  /** page.evaluate: the page navigated away while the expression ran, so its result was lost (it may have run, in part). The new document is loaded when this answers: evaluate again if that is safe, or pass retryOnNavigation: true to have a read-only expression run again once by itself. */
+  PAGE_NAVIGATED: -32015,
 } as const;
 
 export type RpcErrorName = keyof typeof RPC_ERROR_CODES;
@@ -2185,7 +2213,14 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
     'DIALOG_PENDING',
   ],
   'page.content': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'DIALOG_PENDING'],
-  'page.evaluate': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'page.evaluate': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'LIMIT_REACHED',
+    'PAGE_NAVIGATED',
+    'DIALOG_PENDING',
+  ],
   'page.click': [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
@@ -2424,7 +2459,7 @@ export interface RpcApi {
      * The expression runs in the page main world. If it evaluates to a function, that function is called with arg; promises are awaited. The result must be JSON-serialisable. Past the deadline the page is replaced by a fresh about:blank page and the call fails with TIMEOUT.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, LIMIT_REACHED, DIALOG_PENDING.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, LIMIT_REACHED, PAGE_NAVIGATED, DIALOG_PENDING.
      */
     evaluate: (params: PageEvaluateParams, options?: CallOptions) => Promise<PageEvaluateResult>;
     /**

@@ -1,5 +1,7 @@
 import type { Frame, Page, Response } from 'playwright-core';
+import { ServiceError } from '../errors/serviceError.js';
 import { NavigationBlockedError } from './browserErrors.js';
+import { capUrl } from './pageGuards.js';
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import type { DownloadInfo } from './downloadStore.js';
@@ -26,6 +28,8 @@ export interface NavigationTarget {
   title(): Promise<string>;
   /** Waits until the page's network has been quiet for the settle window. */
   settle(timeoutMs: number): Promise<void>;
+  /** The page's requests still in flight, at most `max`. */
+  pendingRequests(max: number): string[];
   /** The session's downloads: a navigation answered with an attachment reports the download. */
   readonly downloads?: {
     mark(): number;
@@ -38,6 +42,8 @@ export interface NavigationOutcome {
   url: string;
   title: string;
   status: number | null;
+  /** Set when the answer came without the load event: the requests that held it, and what to do. */
+  loadPending?: { requests: string[]; note: string };
   blocked: { url: string; reason: string; resourceType: string }[];
   /** Set when the URL answered with an attachment: the page stayed where it was and this was saved. */
   download?: DownloadInfo;
@@ -180,13 +186,23 @@ async function navigateChecked(
   policy: UrlPolicy,
   /** The URL asked for; undefined for a history entry, whose URL is known only once it loads. */
   requested: string | undefined,
-  go: () => Promise<Response | null>,
+  go: () => Promise<{ response: Response | null; loadPending?: NavigationOutcome['loadPending'] }>,
 ): Promise<NavigationOutcome> {
   target.takeBlocked();
   let response: Response | null;
+  let loadPending: NavigationOutcome['loadPending'];
   try {
-    response = await go();
+    ({ response, loadPending } = await go());
   } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      const pending = target.pendingRequests(MAX_PENDING_NAMED);
+      throw new ServiceError(
+        'TIMEOUT',
+        `The navigation${requested === undefined ? '' : ` to ${capUrl(requested)}`} did not reach a usable document (DOMContentLoaded) within its timeout${pending.length > 0 ? `; still pending: ${pending.join(', ')}` : ''}. The server is slow or does not answer: raise timeout, or check the URL.`,
+        { pending },
+        error,
+      );
+    }
     // A network failure (net::ERR_…, a refused https tunnel among them) makes Chromium commit its
     // error page just after the call fails; the next navigation would race that commit and be
     // "interrupted". Wait for it, briefly.
@@ -214,22 +230,81 @@ async function navigateChecked(
     title: await target.title(),
     status: response?.status() ?? null,
     blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
+    ...(loadPending === undefined ? {} : { loadPending }),
   };
 }
 
+/** A navigation's answer names at most this many requests still pending. */
+const MAX_PENDING_NAMED = 10;
+
+/** Why a load wait ended: the event fired, or only requests that no longer count were left. */
+type LoadWait = 'loaded' | 'held' | 'timeout';
+
 /**
- * Runs a navigation; for networkidle it waits for load, then for the session's own settle (which,
- * unlike Playwright's networkidle, cannot hang on a response whose body is never read).
+ * Waits for the load event once the document is usable (DOMContentLoaded): it answers when load
+ * fires, or as soon as only requests that no longer hold the settle (no response after
+ * SETTLE_MAX_PENDING_MS, a body that never ends) keep it from firing, or at the deadline. A page
+ * whose one image hangs answers in seconds, readable, with that image named, not after the timeout.
+ */
+async function waitForLoad(target: NavigationTarget, deadline: number): Promise<LoadWait> {
+  const left = () => Math.max(1, deadline - Date.now());
+  let settled = false;
+  const loaded = target.page.waitForLoadState('load', { timeout: left() }).then(
+    (): LoadWait => 'loaded',
+    (): LoadWait => 'timeout',
+  );
+  const held = (async (): Promise<LoadWait> => {
+    while (!settled && Date.now() < deadline) {
+      try {
+        await target.settle(left());
+      } catch {
+        // The network stayed busy until the deadline: load has its own verdict then.
+        return 'timeout';
+      }
+      // Quiet with requests in flight: only stuck ones are left, and they hold load.
+      if (target.pendingRequests(1).length > 0) return 'held';
+      // Quiet with nothing in flight: load is about to fire (or a script delays it); look again.
+      await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, LOAD_RECHECK_MS))]);
+    }
+    return 'timeout';
+  })();
+  try {
+    return await Promise.race([loaded, held]);
+  } finally {
+    settled = true;
+  }
+}
+
+/** How long a navigation whose network went quiet waits for load before it looks again. */
+const LOAD_RECHECK_MS = 100;
+
+/**
+ * Runs a navigation: to DOMContentLoaded, then for load (and networkidle) waits as waitForLoad does,
+ * then for networkidle the session's own settle (which, unlike Playwright's networkidle, cannot hang
+ * on a response whose body is never read). An answer without load says which requests held it.
  */
 async function withSettle(
   target: NavigationTarget,
   go: Go,
   waitUntil: WaitUntil,
   timeout: number,
-): Promise<Response | null> {
-  if (waitUntil !== 'networkidle') return go(waitUntil, timeout);
-  const started = Date.now();
-  const response = await go('load', timeout);
-  await target.settle(Math.max(1, timeout - (Date.now() - started)));
-  return response;
+): Promise<{ response: Response | null; loadPending?: NavigationOutcome['loadPending'] }> {
+  if (waitUntil === 'commit' || waitUntil === 'domcontentloaded')
+    return { response: await go(waitUntil, timeout) };
+  const deadline = Date.now() + timeout;
+  const response = await go('domcontentloaded', timeout);
+  const load = await waitForLoad(target, deadline);
+  if (load !== 'loaded') {
+    const requests = target.pendingRequests(MAX_PENDING_NAMED);
+    const why = load === 'held' ? 'requests that got no answer' : `the ${timeout} ms timeout passed`;
+    return {
+      response,
+      loadPending: {
+        requests,
+        note: `The document is usable (DOMContentLoaded), but the load event did not fire: ${why} kept it waiting (${requests.length} named). Read or act on the page now; waitUntil 'domcontentloaded' answers without waiting for them.`,
+      },
+    };
+  }
+  if (waitUntil === 'networkidle') await target.settle(Math.max(1, deadline - Date.now()));
+  return { response };
 }

@@ -47,6 +47,11 @@ export class NetworkTracker {
     page.on('requestfailed', done);
   }
 
+  /** The URLs of the requests still in flight, oldest first, at most `max`. */
+  pendingUrls(max: number): string[] {
+    return [...this.inflight.values()].slice(0, max).map((e) => e.url);
+  }
+
   /** Requests that still hold the settle at `now`. */
   private busy(now: number, options: SettleOptions): InFlight[] {
     const out: InFlight[] = [];

@@ -1,12 +1,38 @@
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
+import { capUrl } from './pageGuards.js';
 
 /** What an evaluation needs of a session (Session has both). */
 export interface EvaluationTarget {
   readonly page: Page;
   /** Replaces a page that ran past its deadline: its main thread may never come back. */
   replacePage(): Promise<void>;
+  /** Records a line of the service's own in the session's console log. */
+  note?(type: string, text: string): void;
+}
+
+/** How Chromium and Playwright say the document an evaluation ran in went away (a navigation). */
+const CONTEXT_DESTROYED =
+  /Execution context was destroyed|Cannot find context with specified id|because of a navigation/;
+
+/**
+ * Waits (until the deadline) for the document a navigation brings: its commit when it has not
+ * committed yet, then its DOMContentLoaded.
+ */
+async function newDocument(target: EvaluationTarget, committed: boolean, deadline: number): Promise<void> {
+  const left = () => Math.max(1, deadline - Date.now());
+  try {
+    if (!committed)
+      await target.page.waitForEvent('framenavigated', {
+        predicate: (frame) => frame === target.page.mainFrame(),
+        timeout: left(),
+      });
+    await target.page.waitForLoadState('domcontentloaded', { timeout: left() });
+  } catch (error) {
+    // No new document before the deadline: the error then says where the page is, which is true.
+    target.note?.('info', `page.evaluate: no new document after a navigation: ${String(error)}`);
+  }
 }
 
 /** What the page sends back: the result as JSON, or why there is none (its size never crosses). */
@@ -32,6 +58,7 @@ export async function evaluateInPage(
   arg: unknown,
   timeoutMs: number,
   maxResultChars: number,
+  options: { retryOnNavigation: boolean } = { retryOnNavigation: false },
 ): Promise<unknown> {
   const source = `(async () => {
   const arg = ${JSON.stringify(arg ?? null)};
@@ -44,20 +71,48 @@ export async function evaluateInPage(
   if (typeof __json !== 'string') return { notJson: 'JSON.stringify did not return a string' };
   return __json.length > ${maxResultChars} ? { tooBig: __json.length } : { json: __json };
 })()`;
-  let timedOut = false;
+  const deadline = Date.now() + timeoutMs;
+  const page = target.page;
+  // The context goes away when a navigation starts, before the new document commits: whether it
+  // committed yet decides what the wait for the new document waits for.
+  const navigation = { committed: false };
+  const onNavigated = (frame: Frame): void => {
+    if (frame === page.mainFrame()) navigation.committed = true;
+  };
+  page.on('framenavigated', onNavigated);
   let answer: unknown;
   try {
-    answer = await withDeadline(target.page.evaluate(source), timeoutMs, () => {
-      timedOut = true;
-      return new ServiceError(
-        'TIMEOUT',
-        `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`,
-        { timeoutMs },
-      );
-    });
-  } catch (error) {
-    if (timedOut) await target.replacePage();
-    throw error;
+    for (let attempt = 0; ; attempt++) {
+      navigation.committed = false;
+      let timedOut = false;
+      const left = Math.max(1, deadline - Date.now());
+      try {
+        answer = await withDeadline(page.evaluate(source), left, () => {
+          timedOut = true;
+          return new ServiceError(
+            'TIMEOUT',
+            `page.evaluate ran past its ${timeoutMs} ms deadline; the page was replaced by a fresh about:blank page. Call page.goto again.`,
+            { timeoutMs },
+          );
+        });
+        break;
+      } catch (error) {
+        if (timedOut) await target.replacePage();
+        if (!(error instanceof Error) || !CONTEXT_DESTROYED.test(error.message)) throw error;
+        // The page navigated while the expression ran: wait for the new document, then run the
+        // expression again once if the caller said it may run twice, or say what happened.
+        await newDocument(target, navigation.committed, deadline);
+        if (options.retryOnNavigation && attempt === 0 && Date.now() < deadline) continue;
+        throw new ServiceError(
+          'PAGE_NAVIGATED',
+          `page.evaluate: the page navigated (now ${capUrl(page.url())}) while the expression ran, so its result was lost and it may have run in part. The new document is ready: evaluate again if that is safe${options.retryOnNavigation ? ' (it was already run again once)' : ', or pass retryOnNavigation: true for a read-only expression'}.`,
+          { url: capUrl(page.url()), retried: options.retryOnNavigation && attempt > 0 },
+          error,
+        );
+      }
+    }
+  } finally {
+    page.off('framenavigated', onNavigated);
   }
   if (!isPageAnswer(answer) || 'notJson' in answer) {
     const why = isPageAnswer(answer) && 'notJson' in answer ? answer.notJson : 'an unexpected answer';

@@ -228,6 +228,11 @@ export class Session implements NavigationTarget {
     return this.active.tracker.waitForQuiet({ ...this.options.settle, timeoutMs });
   }
 
+  /** The active page's requests still in flight (a navigation whose load never fired names them). */
+  pendingRequests(max: number): string[] {
+    return this.active.tracker.pendingUrls(max);
+  }
+
   /**
    * The element an action targets: a Playwright selector (its first match), or a ref from the last
    * page.snapshot of the active page's current document. Exactly one of the two.

@@ -19,6 +19,7 @@ export const ERRORS = {
   AGENT_NOT_FOUND: { code: -32012, message: 'Agent not found' },
   STALE_REF: { code: -32013, message: 'The element ref is not on the page any more' },
   DIALOG_PENDING: { code: -32014, message: 'A dialog waits for dialog.handle' },
+  PAGE_NAVIGATED: { code: -32015, message: 'The page navigated while the call ran' },
 } as const;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -43,6 +44,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',
   STALE_REF:
     'The ref is not in the last page.snapshot of this document (the page navigated, or the element is gone): take a new snapshot.',
+  PAGE_NAVIGATED:
+    'page.evaluate: the page navigated away while the expression ran, so its result was lost (it may have run, in part). The new document is loaded when this answers: evaluate again if that is safe, or pass retryOnNavigation: true to have a read-only expression run again once by itself.',
   DIALOG_PENDING:
     'A dialog left for dialog.handle (dialog policy mode manual) is open on the page, and the call cannot end until it is answered: call dialog.handle. data.dialog has its type, message and page_id.',
 };

@@ -93,6 +93,11 @@ export const pageEvaluate = defineSessionMethod({
     arg: Type.Optional(
       Type.Unknown({ description: 'A JSON value passed to the expression when it is a function.' }),
     ),
+    retryOnNavigation: Type.Boolean({
+      default: false,
+      description:
+        'The expression only reads, so it may run twice: when the page navigates while it runs, run it again once in the new document instead of failing with PAGE_NAVIGATED (default false).',
+    }),
     timeout: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -104,7 +109,7 @@ export const pageEvaluate = defineSessionMethod({
   result: Type.Object({
     result: Type.Unknown({ description: 'The JSON value the expression produced (null for undefined).' }),
   }),
-  errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED'],
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'PAGE_NAVIGATED'],
   readOnly: false,
   async handler(params, { session, services }) {
     const { config } = services;
@@ -115,6 +120,7 @@ export const pageEvaluate = defineSessionMethod({
       params.arg,
       timeoutMs,
       config.maxEvaluateResultChars,
+      { retryOnNavigation: params.retryOnNavigation },
     );
     return { result };
   },

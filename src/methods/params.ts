@@ -73,6 +73,18 @@ export const NavigationResult = Type.Object({
         'page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get).',
     }),
   ),
+  loadPending: Type.Optional(
+    Type.Object(
+      {
+        requests: Type.Array(Type.String(), { description: 'The requests still pending (at most 10).' }),
+        note: Type.String(),
+      },
+      {
+        description:
+          'With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed).',
+      },
+    ),
+  ),
 });
 
 /** A ref from page.snapshot: e12, or f1e3 for an element inside a frame. */

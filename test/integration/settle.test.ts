@@ -2,10 +2,16 @@
 // started, bounded by ACTION_SETTLE_MS, and answers what changed, on the fixture app's /settle page.
 import { afterEach, describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
+import { RpcCallError } from '../helpers/testService.js';
 
 /** A short settle bound, so the never-answering request is reported without a long wait. */
 const SETTLE_MS = 1500;
-const suite = useServiceSuite({ ACTION_SETTLE_MS: String(SETTLE_MS) });
+/** A request with no answer stops holding a navigation's load wait after this (SETTLE_MAX_PENDING_MS). */
+const MAX_PENDING_MS = 1000;
+const suite = useServiceSuite({
+  ACTION_SETTLE_MS: String(SETTLE_MS),
+  SETTLE_MAX_PENDING_MS: String(MAX_PENDING_MS),
+});
 
 type Report = {
   ok: boolean;
@@ -121,5 +127,70 @@ describe('an action settles and reports', () => {
     await expect(s.call('page.click', { selector: '#title', observe: 'yes' })).rejects.toMatchObject({
       code: -32602,
     });
+  });
+});
+
+describe('page.goto when the load event never fires', () => {
+  type Nav = { title: string; status: number; loadPending?: { requests: string[]; note: string } };
+
+  it('answers with the usable document, naming the request that holds load', async () => {
+    const s = await open();
+    for (const waitUntil of ['load', 'networkidle']) {
+      const nav = await s.call<Nav>('page.goto', { url: `${suite.fixture.url}/never-loads`, waitUntil });
+      expect(nav).toMatchObject({ title: 'Never loads', status: 200 });
+      expect(nav.loadPending?.requests).toEqual([`${suite.fixture.url}/api/silent-image`]);
+      expect(nav.loadPending?.note).toMatch(/load event did not fire/);
+      expect(await s.text('h1')).toBe('Readable');
+    }
+  });
+
+  it('answers a page that loads without loadPending', async () => {
+    const s = await open();
+    const nav = await s.call<Nav>('page.goto', { url: `${suite.fixture.url}/widgets-b`, waitUntil: 'load' });
+    expect(nav.title).toBe('Widgets B');
+    expect(nav.loadPending).toBeUndefined();
+  });
+
+  it('fails a document that never answers with TIMEOUT and advice about the server, not a selector', async () => {
+    const s = await open();
+    const error = await s
+      .call('page.goto', { url: `${suite.fixture.url}/never-answers`, timeout: 1000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(RpcCallError);
+    expect((error as RpcCallError).code).toBe(-32001);
+    expect((error as RpcCallError).message).toMatch(/did not reach a usable document/);
+    expect((error as RpcCallError).message).not.toMatch(/selector/i);
+  });
+});
+
+describe('page.evaluate while the page navigates', () => {
+  // Navigates away on /settle and never settles there; on any other page answers its title.
+  const expression = `location.pathname === '/settle'
+    ? (location.href = '/widgets-b', new Promise(() => {}))
+    : document.title`;
+
+  it('fails with PAGE_NAVIGATED (not ACTION_FAILED) once the new document is ready', async () => {
+    const s = await open();
+    const error = await s.call('page.evaluate', { expression }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpcCallError);
+    expect((error as RpcCallError).code).toBe(-32015);
+    expect((error as RpcCallError).message).toMatch(/navigated .*widgets-b/);
+    // The new document is ready: the next call reads it.
+    expect(await s.text('h1')).toBe('Page B');
+  });
+
+  it('runs a read-only expression again once in the new document with retryOnNavigation', async () => {
+    const s = await open();
+    const { result } = await s.call<{ result: string }>('page.evaluate', {
+      expression,
+      retryOnNavigation: true,
+    });
+    expect(result).toBe('Widgets B');
   });
 });
