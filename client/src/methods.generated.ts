@@ -330,8 +330,8 @@ export interface PageClickResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -388,8 +388,8 @@ export interface PageFillResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -446,8 +446,8 @@ export interface PagePressResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -504,8 +504,8 @@ export interface PageHoverResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -564,8 +564,8 @@ export interface PageDblclickResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -620,8 +620,8 @@ export interface PageFocusResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -676,8 +676,8 @@ export interface PageCheckResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -732,8 +732,8 @@ export interface PageUncheckResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -794,8 +794,8 @@ export interface PageSelectResult {
   selected: string[];
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -854,8 +854,8 @@ export interface PageTypeResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -917,8 +917,8 @@ export interface PageScrollResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -1125,8 +1125,8 @@ export interface PageKeyboardResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -1191,8 +1191,8 @@ export interface PageMouseResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -1257,8 +1257,8 @@ export interface PageDragResult {
   ok: boolean;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
@@ -1350,8 +1350,8 @@ export interface PageUploadResult {
   }>;
   /** True when the main frame loaded a new document. */
   navigated: boolean;
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title?: string;
   /** The page URL, only when the action changed it. */
   url?: string;
   /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */

@@ -1,7 +1,7 @@
 // An action settles before it answers: it waits for what it started (a navigation of the main
 // frame, the requests made while it ran), bounded, then reports what changed. Learnt from Playwright
 // MCP's wait-for-completion, without its fixed one-second pause: an action that started nothing
-// answers after one round trip to the page (the title read its report needs anyway).
+// answers at once, with no extra round trip to the page.
 import type { Frame, Page, Request } from 'playwright-core';
 import { withDeadline } from '../errors/deadline.js';
 import { capUrl } from './pageGuards.js';
@@ -16,7 +16,7 @@ export interface ActionSettleOptions {
   maxMs: number;
   /** A request whose response headers came this long ago no longer holds the settle (its body may never end). */
   bodyGraceMs: number;
-  /** Reads the page title, bounded (Session.title): the report's title, and the round trip that lets late request events arrive. */
+  /** Reads the page title, bounded (Session.title): the report's title after a navigation. */
   title: () => Promise<string>;
 }
 
@@ -26,8 +26,8 @@ export interface Settled<T> {
   navigated: boolean;
   /** Requests the action started that were still running when the settle ended at maxMs. */
   pending: string[];
-  /** The page title once settled. */
-  title: string;
+  /** The new document's title, when the action navigated. */
+  title: string | undefined;
 }
 
 interface InFlight {
@@ -63,14 +63,13 @@ export async function settleAround<T>(
   try {
     const result = await work();
     const deadline = Date.now() + options.maxMs;
-    // One round trip to the page: the events of requests the action made arrive before its answer.
-    let title = await options.title();
-    const waited = navigated || inflight.size > 0;
+    // Events the browser already sent (a request the action's handler made) are handled first.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!navigated && inflight.size === 0) return { result, navigated, pending: [], title: undefined };
     if (navigated) await loaded(page, deadline);
     const pending = await quiet(inflight, deadline, options.bodyGraceMs);
-    // A navigation or a response may have changed the title meanwhile.
-    if (waited) title = await options.title();
-    return { result, navigated, pending, title };
+    // The title of the document the action led to; an action that only made requests keeps it.
+    return { result, navigated, pending, title: navigated ? await options.title() : undefined };
   } finally {
     page.off('request', onRequest);
     page.off('response', onResponse);

@@ -24,7 +24,7 @@ const Records = (description: string) =>
 /** What every action answers besides its own result. */
 export const ActionReport = {
   navigated: Type.Boolean({ description: 'True when the main frame loaded a new document.' }),
-  title: Type.String({ description: 'The page title once settled.' }),
+  title: Type.Optional(Type.String({ description: "The new document's title, when the action navigated." })),
   url: Type.Optional(Type.String({ description: 'The page URL, only when the action changed it.' })),
   pending: Strings(
     'Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS).',
@@ -111,7 +111,7 @@ export async function actAndReport<T extends object>(
   return {
     ...settled.result,
     navigated: settled.navigated,
-    title: settled.title,
+    ...(settled.title === undefined ? {} : { title: settled.title }),
     ...(url !== before ? { url } : {}),
     ...(settled.pending.length > 0 ? { pending: settled.pending } : {}),
     ...reportEvents(events, dropped),
