@@ -11,6 +11,7 @@ import type { MethodSpec } from '../rpc/defineMethod.js';
 import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
 import { ACTION_TIMEOUT_MS } from './params.js';
 import { observeChanges, ObservedSchema } from './pageSnapshot.js';
+import { withTargetErrors } from './targetFailure.js';
 
 /** A report lists at most this many events of one kind, then says how many more there were. */
 export const MAX_REPORTED_EVENTS = 10;
@@ -136,7 +137,10 @@ export function defineActionMethod<P extends TProperties, R extends TObject>(
       const { observe, ...own } = validated as unknown as { observe: boolean } & Record<string, unknown>;
       const params = own as unknown as Static<TObject<P>>;
       const timeout = 'timeout' in own && typeof own.timeout === 'number' ? own.timeout : ACTION_TIMEOUT_MS;
-      return actAndReport(ctx.session, ctx, observe, timeout, () => spec.handler(params, ctx));
+      // A target that matched several elements, none, or one that was not actionable is said so.
+      return actAndReport(ctx.session, ctx, observe, timeout, () =>
+        withTargetErrors(ctx.session, spec.name, own, () => spec.handler(params, ctx)),
+      );
     },
   });
 }

@@ -7,6 +7,7 @@ import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { normalizeText } from './normalizeText.js';
 import { ACTION_TIMEOUT_MS, MAX_TEXT_CHARS, Ref, Selector, timeoutParam } from './params.js';
+import { withTargetErrors } from './targetFailure.js';
 
 const DEFAULT_TEXT_CHARS = 90_000;
 
@@ -91,12 +92,14 @@ export const pageText = defineSessionMethod({
         params.selector === undefined && params.ref === undefined
           ? undefined
           : (await session.target(params.selector, params.ref)).first();
-      const raw = await readPage(session.page, target, {
-        format: params.format,
-        frames: params.frames,
-        timeout: params.timeout,
-        maxHtmlChars: services.config.maxHtmlChars,
-      });
+      const raw = await withTargetErrors(session, 'page.text', params, () =>
+        readPage(session.page, target, {
+          format: params.format,
+          frames: params.frames,
+          timeout: params.timeout,
+          maxHtmlChars: services.config.maxHtmlChars,
+        }),
+      );
       const text = params.format === 'text' && params.normalize ? normalizeText(raw) : raw;
       stored = storeRead(session.lastRead, text, shape, session.document);
       session.lastRead = stored;

@@ -5,6 +5,7 @@ import type { Condition } from '../browser/pageWaits.js';
 import { waitForCondition } from '../browser/pageWaits.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod, type SessionMethodContext } from './defineSessionMethod.js';
+import { explainTargetError } from './targetFailure.js';
 import { MAX_IDLE_FOR_MS, NAVIGATION_TIMEOUT_MS, Target, timeoutParam } from './params.js';
 
 const LOAD_STATES = ['load', 'domcontentloaded', 'networkidle'] as const;
@@ -108,7 +109,13 @@ export const pageWaitFor = defineSessionMethod({
   async handler(params, { session, signal }) {
     const condition = await conditionOf(params, session);
     if (condition !== undefined) {
-      await waitForCondition(session.page, condition, params.timeout);
+      await waitForCondition(session.page, condition, params.timeout).catch(async (error: unknown) => {
+        // An element that never came: say so with the nearest candidates.
+        throw condition.kind === 'element' &&
+          (condition.state === 'visible' || condition.state === 'attached')
+          ? await explainTargetError(session, 'page.waitFor', params, error)
+          : error;
+      });
       return { state: condition.kind === 'element' ? condition.state : condition.kind };
     }
     const state = params.state;
