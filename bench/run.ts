@@ -11,9 +11,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchArgs, resolveBrowser } from '../src/browser/browserResolve.js';
 import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
+import { ACT_CLICK, actFills, actionPage } from './lib/acting.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
+  ACTING_OP_IDS,
+  ACTION_OPS,
   DIFF_PAGES,
   LATENCY_OPS,
   SNAPSHOT_PAGES,
@@ -34,7 +37,7 @@ import { AbortedError, sleep, summarize, timed, withTimeout } from './lib/stats.
 import { FloorSystem } from './systems/floor.js';
 import { PeerSystem, peerPackage, refFor } from './systems/peer.js';
 import { ServiceSystem } from './systems/service.js';
-import type { BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
+import type { ActionKind, BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ANALYSIS_PATH = path.join(REPO_ROOT, 'bench', 'ANALYSIS.md');
@@ -61,6 +64,8 @@ export interface BenchOptions {
   quiet: boolean;
   /** Only re-render the report from this raw JSON file (no measuring). */
   render?: string;
+  /** Measure only this section (floor and service): `acting`, the rows of issue 11. */
+  only?: 'acting';
 }
 
 export function defaultOptions(smoke = false): BenchOptions {
@@ -120,13 +125,14 @@ export function parseOptions(argv: string[]): BenchOptions {
       'max-minutes': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       render: { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting]\n',
     );
     process.exit(0);
   }
@@ -143,6 +149,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   if (values.results !== undefined) o.resultsPath = path.resolve(values.results);
   if (values.render !== undefined) o.render = path.resolve(values.render);
+  if (values.only !== undefined) {
+    if (values.only !== 'acting') throw new Error(`--only takes acting, got "${values.only}"`);
+    o.only = 'acting';
+    o.skipPeer = true;
+    // A section alone is no full report: never over bench/RESULTS.md unless --results says so.
+    if (!o.smoke && values.results === undefined) o.resultsPath = path.join(o.outDir, 'RESULTS-acting.md');
+  }
   return o;
 }
 
@@ -176,6 +189,8 @@ const [SNAPSHOT_INPUTS, SNAPSHOT_LIST, SNAPSHOT_PROJECTS] = SNAPSHOT_PAGES;
 interface Step {
   id: OpId | 'setup';
   label: string;
+  /** The service method whose /metrics time is the in-server time (default: every method). */
+  serverMethod?: string;
   run(sys: BenchSystem, st: SysState, i: number): Promise<number | undefined>;
 }
 
@@ -303,7 +318,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       label: `snapshot ${path}`,
       run: async (_s, st) => timed(async () => mustContain(await mainOf(st).snapshot(probe), probe)),
     });
-    const steps: Step[] = [
+    const mainSteps: Step[] = [
       {
         id: 'session.create',
         label: 'create',
@@ -400,8 +415,58 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         },
         snapshotStep(page),
       ]),
-      { id: 'flow', label: 'flow', run: async (sys) => timed(() => flow(sys)) },
     ];
+    const flowStep: Step = { id: 'flow', label: 'flow', run: async (sys) => timed(() => flow(sys)) };
+
+    /** Acting (issue 11): a fresh load of each page, then its actions, one timed call each. */
+    const need = <K extends 'act' | 'fillsThenClick' | 'actBatch'>(
+      s: BenchSession,
+      key: K,
+    ): NonNullable<BenchSession[K]> => {
+      const fn = s[key];
+      if (fn === undefined) throw new Error(`this system has no ${key}`);
+      return fn.bind(s) as NonNullable<BenchSession[K]>;
+    };
+    const gotoStep = (p: string): Step => ({
+      id: 'setup',
+      label: `goto ${p}`,
+      run: async (_s, st) => {
+        await mainOf(st).goto(url(p), 'load');
+        return undefined;
+      },
+    });
+    const actingSteps: Step[] = [];
+    let actingPage: string | undefined;
+    for (const { id, kind } of ACTION_OPS) {
+      const p = actionPage(kind);
+      if (p !== actingPage) actingSteps.push(gotoStep(p));
+      actingPage = p;
+      const k: ActionKind = kind;
+      actingSteps.push({
+        id,
+        label: kind,
+        run: async (_s, st, i) => timed(() => need(mainOf(st), 'act')(k, i)),
+      });
+    }
+    actingSteps.push(
+      gotoStep('/inputs'),
+      {
+        id: 'act.calls',
+        label: '6 calls',
+        run: async (_s, st, i) =>
+          timed(() => need(mainOf(st), 'fillsThenClick')(actFills(i, 'c'), ACT_CLICK)),
+      },
+      // A fresh load for page.act too: the first action on a document costs Playwright more (its
+      // injected script), and both rows should pay it, as an agent filling a form it just opened does.
+      gotoStep('/inputs'),
+      {
+        id: 'act.batch',
+        label: 'page.act',
+        serverMethod: 'page.act',
+        run: async (_s, st, i) => timed(() => need(mainOf(st), 'actBatch')(actFills(i, 'b'), ACT_CLICK)),
+      },
+    );
+    const steps: Step[] = options.only === 'acting' ? actingSteps : [...mainSteps, ...actingSteps, flowStep];
 
     const recordError = (phase: string, sys: BenchSystem, op: string, error: unknown): void => {
       const message = error instanceof Error ? error.message : String(error);
@@ -439,7 +504,9 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
           const st = state.get(sys.name);
           if (!st) continue;
           try {
-            const clock = record && step.id !== 'setup' ? sys.serverClockMs?.bind(sys) : undefined;
+            const serverClock = sys.serverClockMs?.bind(sys);
+            const clock =
+              record && step.id !== 'setup' && serverClock ? () => serverClock(step.serverMethod) : undefined;
             const before = clock ? await guard(clock(), `${sys.name} server clock`) : undefined;
             const ms = await guard(step.run(sys, st, i), `${sys.name} ${step.label}`);
             if (ms !== undefined && record && step.id !== 'setup') {
@@ -473,29 +540,35 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       if (entry.serviceServerSide.length > 0) entry.serviceServerSummary = summarize(entry.serviceServerSide);
     }
 
+    // `--only acting` measures the latency rows above and nothing after them.
+    const wholeRun = options.only === undefined;
+
     // ---- Playwright's own networkidle on the floor: does it fire at all on /projects? ----
     const probeMs = options.smoke ? 3000 : 5000;
-    const floorNativeNetworkidle = {
-      static: await guard(
-        floor.nativeNetworkidle(url('/static'), probeMs),
-        'floor networkidle probe',
-        probeMs + 10_000,
-      ),
-      projects: await guard(
-        floor.nativeNetworkidle(url('/projects'), probeMs),
-        'floor networkidle probe',
-        probeMs + 10_000,
-      ),
-      timeoutMs: probeMs,
-    };
-    log(
-      `floor native networkidle: /static ${floorNativeNetworkidle.static.fired ? `${floorNativeNetworkidle.static.ms.toFixed(0)} ms` : 'never fired'}, ` +
-        `/projects ${floorNativeNetworkidle.projects.fired ? `${floorNativeNetworkidle.projects.ms.toFixed(0)} ms` : `never fired within ${probeMs} ms`}`,
-    );
+    const floorNativeNetworkidle = !wholeRun
+      ? null
+      : {
+          static: await guard(
+            floor.nativeNetworkidle(url('/static'), probeMs),
+            'floor networkidle probe',
+            probeMs + 10_000,
+          ),
+          projects: await guard(
+            floor.nativeNetworkidle(url('/projects'), probeMs),
+            'floor networkidle probe',
+            probeMs + 10_000,
+          ),
+          timeoutMs: probeMs,
+        };
+    if (floorNativeNetworkidle)
+      log(
+        `floor native networkidle: /static ${floorNativeNetworkidle.static.fired ? `${floorNativeNetworkidle.static.ms.toFixed(0)} ms` : 'never fired'}, ` +
+          `/projects ${floorNativeNetworkidle.projects.fired ? `${floorNativeNetworkidle.projects.ms.toFixed(0)} ms` : `never fired within ${probeMs} ms`}`,
+      );
 
     // ---- characters returned for "what does the page say" ----
     const chars: PerSystem<TextRead> = {};
-    for (const sys of systems) {
+    for (const sys of wholeRun ? systems : []) {
       const st = state.get(sys.name);
       if (!st) continue;
       try {
@@ -513,7 +586,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
 
     // ---- characters returned for "what can I do on this page" ----
     const actionable: ActionablePoint[] = [];
-    for (const page of SNAPSHOT_PAGES) {
+    for (const page of wholeRun ? SNAPSHOT_PAGES : []) {
       const point: ActionablePoint = { path: page.path, systems: {} };
       for (const sys of systems) {
         const st = state.get(sys.name);
@@ -537,42 +610,43 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
 
     // ---- the service's snapshot diff after one fill, against its whole snapshot ----
     const snapshotDiff: SnapshotDiffPoint[] = [];
-    const diffSession = await guard(service.createSession(), 'service create');
-    try {
-      for (const { path: p, field, value } of DIFF_PAGES) {
-        try {
-          await guard(diffSession.goto(url(p), 'load'), 'service diff goto');
-          const full = await guard(diffSession.snapshotAnswer(), 'service whole snapshot');
-          const ref = refFor(full.snapshot, field);
-          if (ref === undefined)
-            throw new Error(`no ref for ${field.role} "${field.name}" in the whole snapshot of ${p}`);
-          await guard(diffSession.fillRef(ref, value), 'service fill');
-          const diff = await guard(diffSession.snapshotAnswer({ since: full.revision }), 'service diff');
-          if (diff.since !== full.revision || diff.changes === null)
-            throw new Error(`since: ${full.revision} gave the whole snapshot (${diff.note ?? 'no note'})`);
-          if (!diff.snapshot.includes(value)) throw new Error(`the diff does not show '${value}'`);
-          snapshotDiff.push({
-            path: p,
-            field: `${field.role} "${field.name}" [ref=${ref}]`,
-            revision: full.revision,
-            fullChars: full.length,
-            diffChars: diff.length,
-            fullResponseChars: full.responseChars,
-            diffResponseChars: diff.responseChars,
-            changes: diff.changes,
-            diff: diff.snapshot,
-          });
-          log(`snapshot diff ${p}: ${diff.length} chars against ${full.length} whole`);
-        } catch (error) {
-          if (signal.aborted) throw error;
-          recordError('diff', service, p, error);
+    const diffSession = wholeRun ? await guard(service.createSession(), 'service create') : undefined;
+    if (diffSession)
+      try {
+        for (const { path: p, field, value } of DIFF_PAGES) {
+          try {
+            await guard(diffSession.goto(url(p), 'load'), 'service diff goto');
+            const full = await guard(diffSession.snapshotAnswer(), 'service whole snapshot');
+            const ref = refFor(full.snapshot, field);
+            if (ref === undefined)
+              throw new Error(`no ref for ${field.role} "${field.name}" in the whole snapshot of ${p}`);
+            await guard(diffSession.fillRef(ref, value), 'service fill');
+            const diff = await guard(diffSession.snapshotAnswer({ since: full.revision }), 'service diff');
+            if (diff.since !== full.revision || diff.changes === null)
+              throw new Error(`since: ${full.revision} gave the whole snapshot (${diff.note ?? 'no note'})`);
+            if (!diff.snapshot.includes(value)) throw new Error(`the diff does not show '${value}'`);
+            snapshotDiff.push({
+              path: p,
+              field: `${field.role} "${field.name}" [ref=${ref}]`,
+              revision: full.revision,
+              fullChars: full.length,
+              diffChars: diff.length,
+              fullResponseChars: full.responseChars,
+              diffResponseChars: diff.responseChars,
+              changes: diff.changes,
+              diff: diff.snapshot,
+            });
+            log(`snapshot diff ${p}: ${diff.length} chars against ${full.length} whole`);
+          } catch (error) {
+            if (signal.aborted) throw error;
+            recordError('diff', service, p, error);
+          }
         }
+      } finally {
+        await guard(diffSession.close(), 'service close').catch((e: unknown) =>
+          recordError('diff', service, 'close', e),
+        );
       }
-    } finally {
-      await guard(diffSession.close(), 'service close').catch((e: unknown) =>
-        recordError('diff', service, 'close', e),
-      );
-    }
 
     for (const sys of systems) {
       const st = state.get(sys.name);
@@ -603,7 +677,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       for (let k = 0; k < items.length; k += width) await Promise.all(items.slice(k, k + width).map(fn));
     };
     const memory: BenchResults['memory'] = [];
-    for (const n of options.memoryLevels) {
+    for (const n of wholeRun ? options.memoryLevels : []) {
       const level: { sessions: number; systems: PerSystem<MemoryPoint> } = { sessions: n, systems: {} };
       for (const sys of systems) {
         checkAbort();
@@ -652,7 +726,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
 
     // ---- throughput: concurrent clients each looping the flow ----
     const throughput: BenchResults['throughput'] = [];
-    for (const [li, clients] of options.concurrency.entries()) {
+    for (const [li, clients] of (wholeRun ? options.concurrency : []).entries()) {
       const level: BenchResults['throughput'][number] = {
         clients,
         flowsPerClient: options.flowsPerClient,
@@ -722,8 +796,9 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
           ? { package: '@playwright/mcp', version: peerInfo.version, playwright: peerInfo.playwright }
           : null,
         systems: systems.map((s) => s.name),
-        memoryLevels: options.memoryLevels,
-        concurrency: options.concurrency,
+        ...(options.only ? { only: options.only } : {}),
+        memoryLevels: wholeRun ? options.memoryLevels : [],
+        concurrency: wholeRun ? options.concurrency : [],
         flowsPerClient: options.flowsPerClient,
         browserCommands,
         loadavg: { start: loadStart, end: os.loadavg()[0] ?? Number.NaN },
@@ -746,7 +821,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     await writeFile(rawPath, `${JSON.stringify(results, null, 2)}\n`);
     await writeReport(results, rawPath, options.resultsPath);
     log(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} and ${path.relative(REPO_ROOT, rawPath)}`);
-    for (const t of results.targets)
+    for (const t of results.targets.filter((x) => wholeRun || ACTING_OP_IDS.some((id) => id === x.id)))
       log(`target ${t.id}: ${t.measured} → ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`);
     return { results, rawPath, resultsPath: options.resultsPath };
   } finally {

@@ -2,6 +2,9 @@
 import { format, resolveConfig } from 'prettier';
 import type { SystemName } from '../systems/types.js';
 import {
+  ACTING_OP_IDS,
+  ACTION_OPS,
+  ACT_OPS,
   DIFF_PAGES,
   LATENCY_OPS,
   SNAPSHOT_PAGES,
@@ -44,8 +47,8 @@ const LATENCY_TARGETS: Partial<Record<OpId, string>> = {
   'snapshot.projects': 'snapshot.projects',
 };
 
-/** Latency ops that get their own section (page snapshot) rather than a row of the main table. */
-const SNAPSHOT_OPS = new Set<OpId>(SNAPSHOT_PAGES.map((p) => p.op));
+/** Latency ops that get their own section (page snapshot, acting) rather than a row of the main table. */
+const SECTION_OPS = new Set<OpId>([...SNAPSHOT_PAGES.map((p) => p.op), ...ACTING_OP_IDS]);
 
 /** One row per op: p50/p90 of each system, the service's in-server time, the ratios, the target. */
 function latencyTable(
@@ -139,8 +142,10 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
         ],
         [
           'counts',
-          `${m.iterations} iterations after ${m.warmup} warm-up, interleaved; memory at ${m.memoryLevels.join(', ')} sessions; ` +
-            `throughput at ${m.concurrency.join(', ')} clients × ${m.flowsPerClient} flows`,
+          m.only
+            ? `${m.iterations} iterations after ${m.warmup} warm-up, interleaved; \`--only ${m.only}\`: no other section measured`
+            : `${m.iterations} iterations after ${m.warmup} warm-up, interleaved; memory at ${m.memoryLevels.join(', ')} sessions; ` +
+              `throughput at ${m.concurrency.join(', ')} clients × ${m.flowsPerClient} flows`,
         ],
         ['duration', `${Math.round(m.durationSec)} s`],
         [
@@ -161,19 +166,25 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push(
     table(
       ['measure', 'target', 'measured', 'met'],
-      r.targets.map((t) => [t.measure, t.target, t.measured, verdict(t.met)]),
+      r.targets
+        .filter((t) => m.only === undefined || ACTING_OP_IDS.some((id) => id === t.id))
+        .map((t) => [t.measure, t.target, t.measured, verdict(t.met)]),
     ),
   );
   out.push('');
 
+  const targetById = new Map<string, TargetResult>(r.targets.map((t) => [t.id, t]));
+  if (m.only === 'acting') {
+    out.push(...actingSection(r, targetById));
+    return out.join('\n');
+  }
   out.push('## Latency (ms)');
   out.push('');
-  const targetById = new Map<string, TargetResult>(r.targets.map((t) => [t.id, t]));
   out.push(
     latencyTable(
       r,
       systems,
-      LATENCY_OPS.map((o) => o.id).filter((id) => !SNAPSHOT_OPS.has(id)),
+      LATENCY_OPS.map((o) => o.id).filter((id) => !SECTION_OPS.has(id)),
       targetById,
     ),
   );
@@ -224,6 +235,7 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push('');
 
   out.push(...snapshotSections(r, systems, targetById));
+  out.push(...actingSection(r, targetById));
 
   out.push('## Chromium memory per idle session (PSS, MiB; sessions open on /static)');
   out.push('');
@@ -526,6 +538,83 @@ function snapshotSections(
   );
   out.push('');
   for (const d of diffs) out.push(`${d.path}:`, '', '```text', d.diff, '```', '');
+  return out;
+}
+
+/** Acting (issue 11): each action against the bare Playwright call, and page.act against six calls. */
+function actingSection(r: BenchResults, targetById: Map<string, TargetResult>): string[] {
+  const out: string[] = [];
+  const met = (id: string): string => verdict(targetById.get(id)?.met ?? null);
+  out.push('## Acting (issue 11; ms)');
+  out.push('');
+  const p50 = (id: OpId, s: SystemName): number | undefined => r.latency[id].summary[s]?.p50;
+  const p90 = (id: OpId, s: SystemName): number | undefined => r.latency[id].summary[s]?.p90;
+  const inServer = (id: OpId): number | undefined => r.latency[id].serviceServerSummary?.p50;
+  const minus = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined || b === undefined ? undefined : a - b;
+  const header = [
+    'operation',
+    'floor p50',
+    'floor p90',
+    'service p50',
+    'service p90',
+    'service in-server p50',
+    'service − in-server',
+    'service − floor',
+    'target',
+    'met',
+  ];
+  const rows = ACTION_OPS.map(({ id, label }) => [
+    label,
+    num(p50(id, 'floor')),
+    num(p90(id, 'floor')),
+    num(p50(id, 'service')),
+    num(p90(id, 'service')),
+    num(inServer(id)),
+    num(minus(p50(id, 'service'), inServer(id))),
+    num(minus(p50(id, 'service'), p50(id, 'floor'))),
+    targetById.get(id)?.target ?? '',
+    met(id),
+  ]);
+  for (const { id, label } of ACT_OPS) {
+    const na = r.latency[id].unsupported.includes('floor') ? 'n/a' : '—';
+    const floor50 = p50(id, 'floor');
+    rows.push([
+      label,
+      floor50 === undefined ? na : num(floor50),
+      p90(id, 'floor') === undefined ? na : num(p90(id, 'floor')),
+      num(p50(id, 'service')),
+      num(p90(id, 'service')),
+      num(inServer(id)),
+      num(minus(p50(id, 'service'), inServer(id))),
+      num(minus(p50(id, 'service'), floor50)),
+      id === 'act.batch' ? (targetById.get(id)?.target ?? '') : '',
+      id === 'act.batch' ? met(id) : '',
+    ]);
+  }
+  out.push(table(header, rows));
+  out.push('');
+  const t = targetById.get('act.batch');
+  out.push(
+    `\`page.act\` against the same six calls one by one over HTTP: ${t?.measured ?? 'not measured'} — ` +
+      `target ${t?.target ?? ''} — met: ${met('act.batch')}.`,
+  );
+  out.push('');
+  out.push(
+    'Each iteration loads /widgets afresh (untimed) and runs the actions above on it in that order, ' +
+      'so each acts for real (the box is unchecked, #size is at Medium, #city is empty, the page is at ' +
+      'its top); the drag runs on a fresh load of /sortable, the six calls and `page.act` each on a ' +
+      'fresh load of /inputs (five text fields, each given a new value every call, then a click on the "Open card" div). ' +
+      'The floor is the bare Playwright call (`locator.hover()`, `dblclick()`, `check()`, ' +
+      '`selectOption()`, `pressSequentially()`, `focus()`, `page.keyboard.press()`, ' +
+      '`page.mouse.click()`, `scrollIntoViewIfNeeded()`, `dragTo({steps: 10})`); the service is the ' +
+      'method over HTTP, which also settles (browser/actionSettle.ts: one round trip for the title, ' +
+      'and the wait for what the action started) and answers the report (`navigated`, `title`, the ' +
+      'session events since the action). "in-server" is the service\'s own ' +
+      '`rpc_request_duration_seconds` for the call (for `page.act`, only its own entry: its steps ' +
+      'are counted there too); "service − in-server" is HTTP, JSON and Express on loopback.',
+  );
+  out.push('');
   return out;
 }
 

@@ -1,6 +1,33 @@
 // The shape of one benchmark run's results, and the issue's targets computed from it.
 import type { Summary } from './stats.js';
-import type { SystemName, Target, TextRead } from '../systems/types.js';
+import type { ActionKind, SystemName, Target, TextRead } from '../systems/types.js';
+
+/**
+ * The actions of issue 11 timed one call each (floor: the bare Playwright call; service: the method,
+ * which also settles and reports), in the order they run on one fresh load of /widgets per iteration
+ * (drag on a fresh load of /sortable). Each acts for real: the load resets the page.
+ */
+export const ACTION_OPS = [
+  { id: 'act.hover', kind: 'hover', label: 'page.hover (#menu)' },
+  { id: 'act.dblclick', kind: 'dblclick', label: 'page.dblclick (#dbl)' },
+  { id: 'act.check', kind: 'check', label: 'page.check (#news, unchecked)' },
+  { id: 'act.select', kind: 'select', label: 'page.select (#size, s or l by iteration)' },
+  { id: 'act.type', kind: 'type', label: "page.type ('Par' into #city, no delay)" },
+  { id: 'act.focus', kind: 'focus', label: 'page.focus (#note)' },
+  { id: 'act.keyboard', kind: 'keyboard', label: 'page.keyboard (press Tab)' },
+  { id: 'act.mouse', kind: 'mouse', label: 'page.mouse (click at 1000,300)' },
+  { id: 'act.scroll', kind: 'scroll', label: 'page.scroll (#far into view)' },
+  { id: 'act.drag', kind: 'drag', label: 'page.drag (Alpha onto Charlie on /sortable, 10 steps)' },
+] as const satisfies readonly { id: `act.${ActionKind}`; kind: ActionKind; label: string }[];
+
+/** The page.act row: five fills and a click on /inputs, one by one and as one page.act. */
+export const ACT_OPS = [
+  {
+    id: 'act.calls',
+    label: '5 fills + 1 click on /inputs, one call each (floor: in-process; service: 6 HTTP calls)',
+  },
+  { id: 'act.batch', label: '5 fills + 1 click on /inputs as one `page.act` (service)' },
+] as const;
 
 /** Every latency operation, in the order it runs within an iteration. */
 export const LATENCY_OPS = [
@@ -24,8 +51,13 @@ export const LATENCY_OPS = [
     label: 'page snapshot of /inputs (a form with every input type)',
   },
   { id: 'snapshot.snapshot', label: 'page snapshot of /snapshot (300-item list + iframe)' },
+  ...ACTION_OPS,
+  ...ACT_OPS,
   { id: 'flow', label: 'flow: create → goto /static → text of main → close' },
 ] as const;
+
+/** The latency ops of the acting section (issue 11). */
+export const ACTING_OP_IDS: readonly OpId[] = [...ACTION_OPS.map((o) => o.id), ...ACT_OPS.map((o) => o.id)];
 
 export type OpId = (typeof LATENCY_OPS)[number]['id'];
 
@@ -144,6 +176,8 @@ export interface BenchMeta {
   floorPlaywright: string;
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
+  /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
+  only?: 'acting';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;
@@ -336,6 +370,49 @@ export function computeTargets(r: BenchResults): TargetResult[] {
   }
 
   out.push(...snapshotTargets(r));
+  out.push(...actingTargets(r));
+  return out;
+}
+
+/** Acting (issue 11): each action ≤ floor + 5 ms; page.act ≤ 0.5 × the same six calls over HTTP. */
+export function actingTargets(r: BenchResults): TargetResult[] {
+  const out: TargetResult[] = [];
+  for (const { id, label } of ACTION_OPS) {
+    const measure = `${label}, p50`;
+    const target = '≤ floor + 5 ms';
+    const svc = p50(r, id, 'service');
+    const floor = p50(r, id, 'floor');
+    if (svc === undefined || floor === undefined) {
+      out.push({ id, measure, target, measured: 'not measured', value: null, met: null });
+      continue;
+    }
+    const diff = svc - floor;
+    out.push({
+      id,
+      measure,
+      target,
+      measured: `floor ${diff >= 0 ? '+' : '−'} ${fmt(Math.abs(diff))} ms (${fmt(svc)} vs ${fmt(floor)} ms)`,
+      value: diff,
+      met: diff <= 5,
+    });
+  }
+  const measure = '`page.act` with 5 fills and a click, against the same 6 calls one by one over HTTP';
+  const target = '≤ 0.50 × the 6 calls';
+  const batch = p50(r, 'act.batch', 'service');
+  const calls = p50(r, 'act.calls', 'service');
+  if (batch === undefined || calls === undefined || calls <= 0)
+    out.push({ id: 'act.batch', measure, target, measured: 'not measured', value: null, met: null });
+  else {
+    const ratio = batch / calls;
+    out.push({
+      id: 'act.batch',
+      measure,
+      target,
+      measured: `${fmt(ratio)} × the 6 calls (${fmt(batch, 1)} vs ${fmt(calls, 1)} ms)`,
+      value: ratio,
+      met: ratio <= 0.5,
+    });
+  }
   return out;
 }
 

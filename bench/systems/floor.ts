@@ -2,8 +2,9 @@
 import { performance } from 'node:perf_hooks';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { chromiumRoots, cmdline, killTreeNow, readProc, type ProcInfo } from '../lib/proc.js';
+import { ACTION_SELECTORS, DRAG, KEY, MOUSE_POINT, TYPE_TEXT, selectValue } from '../lib/acting.js';
 import { withTimeout } from '../lib/stats.js';
-import type { BenchSession, BenchSystem, Target, TextRead } from './types.js';
+import type { ActionKind, BenchSession, BenchSystem, FillStep, Target, TextRead } from './types.js';
 
 /** The service's default viewport, so screenshots are the same size on every system. */
 export const VIEWPORT = { width: 1280, height: 800 };
@@ -124,6 +125,41 @@ class FloorSession implements BenchSession {
     await this.page.locator(target.selector).fill(value, { timeout: this.timeoutMs });
   }
 
+  /** The bare Playwright call of each action: no settle, no report. */
+  async act(kind: ActionKind, i: number): Promise<void> {
+    const timeout = this.timeoutMs;
+    const at = (selector: string) => this.page.locator(selector);
+    switch (kind) {
+      case 'hover':
+        return at(ACTION_SELECTORS.hover).hover({ timeout });
+      case 'dblclick':
+        return at(ACTION_SELECTORS.dblclick).dblclick({ timeout });
+      case 'check':
+        return at(ACTION_SELECTORS.check).check({ timeout });
+      case 'select':
+        await at(ACTION_SELECTORS.select).selectOption([{ value: selectValue(i) }], { timeout });
+        return;
+      case 'type':
+        return at(ACTION_SELECTORS.type).pressSequentially(TYPE_TEXT, { delay: 0, timeout });
+      case 'focus':
+        return at(ACTION_SELECTORS.focus).focus({ timeout });
+      case 'keyboard':
+        return this.page.keyboard.press(KEY);
+      case 'mouse':
+        return this.page.mouse.click(MOUSE_POINT.x, MOUSE_POINT.y);
+      case 'scroll':
+        return at(ACTION_SELECTORS.scroll).scrollIntoViewIfNeeded({ timeout });
+      case 'drag':
+        return at(DRAG.source).dragTo(at(DRAG.target), { steps: DRAG.steps, timeout });
+    }
+  }
+
+  async fillsThenClick(fills: readonly FillStep[], click: string): Promise<void> {
+    for (const { selector, value } of fills)
+      await this.page.locator(selector).fill(value, { timeout: this.timeoutMs });
+    await this.page.locator(click).click({ timeout: this.timeoutMs });
+  }
+
   async screenshot(): Promise<number> {
     const png = await this.page.screenshot({ type: 'png', timeout: this.timeoutMs });
     return png.length;
@@ -144,7 +180,8 @@ function read(text: string, probe: string | undefined): TextRead {
 
 export class FloorSystem implements BenchSystem {
   readonly name = 'floor';
-  readonly unsupported = new Set<string>();
+  /** page.act has no in-process equivalent: the floor's six calls are the act.calls row. */
+  readonly unsupported = new Set<string>(['act.batch']);
   private browser: Browser | undefined;
   private roots: ProcInfo[] = [];
 

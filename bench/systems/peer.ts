@@ -19,6 +19,7 @@ import {
   type ProcInfo,
   type Spawned,
 } from '../lib/proc.js';
+import { ACTING_OP_IDS } from '../lib/results.js';
 import { sleep, withTimeout } from '../lib/stats.js';
 import { VIEWPORT } from './floor.js';
 import type { BenchSession, BenchSystem, Target, TextRead } from './types.js';
@@ -181,7 +182,8 @@ export interface PeerOptions {
 export class PeerSystem implements BenchSystem {
   readonly name = 'peer';
   /** browser_navigate has no waitUntil option; the peer reaches the XHR content only by waiting for text. */
-  readonly unsupported = new Set<string>(['goto.projects.networkidle']);
+  /** The acting rows (issue 11) are floor and service only: the peer's tools need a ref from a snapshot first. */
+  readonly unsupported = new Set<string>(['goto.projects.networkidle', ...ACTING_OP_IDS]);
   private spawned: Spawned | undefined;
   private self: ProcInfo | undefined;
   private keeper: BenchSession | undefined;

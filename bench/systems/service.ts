@@ -12,8 +12,9 @@ import {
   type ProcInfo,
   type Spawned,
 } from '../lib/proc.js';
+import { ACTION_SELECTORS, DRAG, KEY, MOUSE_POINT, TYPE_TEXT, selectValue } from '../lib/acting.js';
 import { sleep } from '../lib/stats.js';
-import type { BenchSession, BenchSystem, Target, TextRead } from './types.js';
+import type { ActionKind, BenchSession, BenchSystem, FillStep, Target, TextRead } from './types.js';
 
 interface RpcResponse {
   result?: Record<string, unknown>;
@@ -275,6 +276,33 @@ export class ServiceSession implements BenchSession {
     await this.call('page.fill', { selector: target.selector, value });
   }
 
+  /** The method of each action (it settles and reports); an action that navigated is an error here. */
+  async act(kind: ActionKind, i: number): Promise<void> {
+    const [method, params] = actionCall(kind, i);
+    const { result } = await this.call(method, params);
+    if (result.navigated !== false)
+      throw new Error(
+        `${method} answered navigated: ${String(result.navigated)} (the row must not navigate)`,
+      );
+  }
+
+  async fillsThenClick(fills: readonly FillStep[], click: string): Promise<void> {
+    for (const { selector, value } of fills) await this.call('page.fill', { selector, value });
+    await this.call('page.click', { selector: click });
+  }
+
+  async actBatch(fills: readonly FillStep[], click: string): Promise<void> {
+    const steps = [
+      ...fills.map(({ selector, value }) => ({ method: 'page.fill', params: { selector, value } })),
+      { method: 'page.click', params: { selector: click } },
+    ];
+    const { result } = await this.call('page.act', { steps });
+    if (result.ok !== true || result.completed !== steps.length)
+      throw new Error(
+        `page.act: ok ${String(result.ok)}, ${String(result.completed)} of ${steps.length} steps`,
+      );
+  }
+
   async screenshot(): Promise<number> {
     const { result } = await this.call('screenshot', {});
     const data = typeof result.base64 === 'string' ? result.base64 : '';
@@ -283,6 +311,28 @@ export class ServiceSession implements BenchSession {
 
   async close(): Promise<void> {
     await this.call('session.close');
+  }
+}
+
+/** The service method and params of each action of the acting rows (the same as the floor's calls). */
+function actionCall(kind: ActionKind, i: number): [string, Record<string, unknown>] {
+  switch (kind) {
+    case 'hover':
+    case 'dblclick':
+    case 'check':
+    case 'focus':
+    case 'scroll':
+      return [`page.${kind}`, { selector: ACTION_SELECTORS[kind] }];
+    case 'select':
+      return ['page.select', { selector: ACTION_SELECTORS.select, values: [selectValue(i)] }];
+    case 'type':
+      return ['page.type', { selector: ACTION_SELECTORS.type, text: TYPE_TEXT }];
+    case 'keyboard':
+      return ['page.keyboard', { action: 'press', key: KEY }];
+    case 'mouse':
+      return ['page.mouse', { action: 'click', x: MOUSE_POINT.x, y: MOUSE_POINT.y }];
+    case 'drag':
+      return ['page.drag', { selector: DRAG.source, targetSelector: DRAG.target, steps: DRAG.steps }];
   }
 }
 
@@ -352,13 +402,17 @@ export class ServiceSystem implements BenchSystem {
     return new ServiceSession(this.rpc, id);
   }
 
-  async serverClockMs(): Promise<number> {
+  /**
+   * The sum of rpc_request_duration_seconds, over every method or only `method` (page.act's steps go
+   * through the dispatcher too: counting them as well would count their time twice).
+   */
+  async serverClockMs(method?: string): Promise<number> {
     if (!this.rpc) throw new Error('service not started');
     const { status, body } = await this.rpc.get('/metrics');
     if (status !== 200) throw new Error(`/metrics answered ${status}`);
     let seconds = 0;
-    for (const m of body.matchAll(/^rpc_request_duration_seconds_sum(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm))
-      seconds += Number(m[1]);
+    for (const m of body.matchAll(/^rpc_request_duration_seconds_sum(\{[^}]*\})? ([0-9.eE+-]+)$/gm))
+      if (method === undefined || (m[1] ?? '').includes(`method="${method}"`)) seconds += Number(m[2]);
     return seconds * 1000;
   }
 

@@ -22,6 +22,16 @@ export interface TextRead {
   contains: boolean;
 }
 
+/** The actions of issue 11 the acting rows time, one real call each (see bench/run.ts ACTIONS). */
+export type ActionKind =
+  'hover' | 'dblclick' | 'check' | 'select' | 'type' | 'focus' | 'keyboard' | 'mouse' | 'scroll' | 'drag';
+
+/** One field of the page.act row: a selector and the value to fill. */
+export interface FillStep {
+  selector: string;
+  value: string;
+}
+
 export interface BenchSession {
   /** Navigates and waits for `waitUntil` (the peer has no choice: its navigate waits for load and its own settle). */
   goto(url: string, waitUntil: 'load' | 'networkidle'): Promise<void>;
@@ -42,6 +52,15 @@ export interface BenchSession {
   prepare(target: Target): Promise<void>;
   click(target: Target): Promise<void>;
   fill(target: Target, value: string): Promise<void>;
+  /**
+   * One action of issue 11 on the current document (/widgets, or /sortable for drag); `i` is the
+   * iteration, for values that alternate. Systems without it leave it out (their rows are n/a).
+   */
+  act?(kind: ActionKind, i: number): Promise<void>;
+  /** The page.act row one call at a time: each fill, then the click (the service: one HTTP call each). */
+  fillsThenClick?(fills: readonly FillStep[], click: string): Promise<void>;
+  /** The same steps as one `page.act` call (the service only). */
+  actBatch?(fills: readonly FillStep[], click: string): Promise<void>;
   /** A viewport PNG; returns its size in bytes. */
   screenshot(): Promise<number>;
   close(): Promise<void>;
@@ -68,5 +87,5 @@ export interface BenchSystem {
    * Milliseconds the system itself has spent handling calls so far (the service: the sum of its
    * rpc_request_duration_seconds histogram on /metrics), to split a call into work and transport.
    */
-  serverClockMs?(): Promise<number>;
+  serverClockMs?(method?: string): Promise<number>;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultOptions, main, type BenchOutput } from '../../bench/run.js';
-import { DIFF_PAGES, LATENCY_OPS, SNAPSHOT_PAGES } from '../../bench/lib/results.js';
+import { ACTION_OPS, DIFF_PAGES, LATENCY_OPS, SNAPSHOT_PAGES } from '../../bench/lib/results.js';
 import type { BenchSystem } from '../../bench/systems/types.js';
 
 const finite = (x: number | undefined): boolean => typeof x === 'number' && Number.isFinite(x);
@@ -41,6 +41,11 @@ describe('benchmark smoke run', () => {
     for (const { id } of LATENCY_OPS) {
       for (const sys of ['floor', 'service'] as const) {
         const summary = r.latency[id].summary[sys];
+        // page.act has no in-process equivalent: the floor's row is n/a.
+        if (r.latency[id].unsupported.includes(sys)) {
+          expect(summary, `${id} ${sys}`).toBeUndefined();
+          continue;
+        }
         expect(summary, `${id} ${sys}`).toBeDefined();
         expect(summary?.n, `${id} ${sys}`).toBe(2);
         expect(finite(summary?.p50) && finite(summary?.p90), `${id} ${sys}`).toBe(true);
@@ -100,6 +105,8 @@ describe('benchmark smoke run', () => {
         ...SNAPSHOT_PAGES.map((p) => `actionable.${p.path}`),
         'actionable.total',
         ...DIFF_PAGES.map((p) => `snapshot.diff.${p.path}`),
+        ...ACTION_OPS.map((o) => o.id),
+        'act.batch',
       ].sort(),
     );
     // The characters targets compare with the peer, which this run skips.
