@@ -1,7 +1,7 @@
 // An action settles before it answers: it waits for what it started (a navigation of the main
 // frame, the requests made while it ran), bounded, then reports what changed. Learnt from Playwright
 // MCP's wait-for-completion, without its fixed one-second pause: an action that started nothing
-// answers at once, with no extra round trip to the page.
+// answers after one round trip to the page.
 import type { Frame, Page, Request } from 'playwright-core';
 import { withDeadline } from '../errors/deadline.js';
 import { capUrl } from './pageGuards.js';
@@ -16,7 +16,7 @@ export interface ActionSettleOptions {
   maxMs: number;
   /** A request whose response headers came this long ago no longer holds the settle (its body may never end). */
   bodyGraceMs: number;
-  /** Reads the page title, bounded (Session.title): the report's title after a navigation. */
+  /** Reads the page title, bounded (Session.title): the round trip after the action, and the report's title after a navigation. */
   title: () => Promise<string>;
 }
 
@@ -63,8 +63,10 @@ export async function settleAround<T>(
   try {
     const result = await work();
     const deadline = Date.now() + options.maxMs;
-    // Events the browser already sent (a request the action's handler made) are handled first.
-    await new Promise((resolve) => setImmediate(resolve));
+    // One round trip to the page (its title): the events of what the action started (a request of
+    // its handler, the navigation of a link that turns into a download) arrive before its answer.
+    // Measured: without it a click on an attachment link answered before its download was known.
+    await options.title();
     if (!navigated && inflight.size === 0) return { result, navigated, pending: [], title: undefined };
     if (navigated) await loaded(page, deadline);
     const pending = await quiet(inflight, deadline, options.bodyGraceMs);

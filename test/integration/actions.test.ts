@@ -4,23 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDecoyServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { useServiceSuite } from '../helpers/suite.js';
-import { RpcCallError, waitFor } from '../helpers/testService.js';
+import { waitFor } from '../helpers/testService.js';
 import { MAX_TYPE_CHARS, MAX_TYPE_DELAY_MS, MAX_SCROLL_DELTA_PX } from '../../src/methods/params.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 const suite = useServiceSuite();
 
 type Params = Record<string, unknown>;
-
-/** The RpcCallError a call fails with, checked to carry `code`; fails the test when the call succeeds. */
-async function rpcFailure(call: Promise<unknown>, code: number): Promise<RpcCallError> {
-  const outcome = await call.then(
-    (result: unknown) => new Error(`expected an RPC error, got ${JSON.stringify(result)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof RpcCallError)) throw outcome;
-  expect(outcome.code, outcome.message).toBe(code);
-  return outcome;
-}
 
 /** The ref on the first snapshot line matching `line`. */
 function refOf(snapshot: string, line: RegExp): string {

@@ -5,22 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError, waitFor } from '../helpers/testService.js';
 import type { SessionEvent } from '../../src/browser/sessionEvents.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 const suite = useServiceSuite();
 
 type Params = Record<string, unknown>;
 const DIALOG_PENDING = -32014;
 const INVALID_PARAMS = -32602;
-
-async function rpcFailure(call: Promise<unknown>, code: number): Promise<RpcCallError> {
-  const outcome = await call.then(
-    (result: unknown) => new Error(`expected an RPC error, got ${JSON.stringify(result)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof RpcCallError)) throw outcome;
-  expect(outcome.code, outcome.message).toBe(code);
-  return outcome;
-}
 
 /** A new session (with a dialog policy when given) on a fixture page. */
 async function open(path: string, dialogs?: Params) {

@@ -15,6 +15,7 @@ import { browserProcesses } from '../helpers/procfs.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError, startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 /** Small caps, so a test reaches each of them with a few hundred kilobytes. */
 const MAX_DOWNLOAD_BYTES = 400_000;
@@ -59,17 +60,6 @@ interface Slice {
   nextOffset?: number;
   name: string;
   mime: string | null;
-}
-
-/** The RpcCallError a call fails with, checked to carry `code`; fails the test when the call succeeds. */
-async function rpcFailure(call: Promise<unknown>, code: number): Promise<RpcCallError> {
-  const outcome = await call.then(
-    (result: unknown) => new Error(`expected an RPC error, got ${JSON.stringify(result)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof RpcCallError)) throw outcome;
-  expect(outcome.code, outcome.message).toBe(code);
-  return outcome;
 }
 
 /** A new session on a fixture page, with the calls the tests make bound to it. */

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 // Every method of the seed's surface (§4) works as documented, against the real service and Chromium.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { RpcCallError, startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 let service: TestService;
 /** A second service with tiny response caps, for the LIMIT_REACHED cases. */
@@ -20,17 +21,6 @@ afterAll(async () => {
   await capped?.close();
   await fixture?.close();
 });
-
-/** The RpcCallError a call fails with, checked to carry `code`; fails the test when the call succeeds. */
-async function rpcFailure(call: Promise<unknown>, code: number): Promise<RpcCallError> {
-  const outcome = await call.then(
-    (result: unknown) => new Error(`expected an RPC error, got ${JSON.stringify(result)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof RpcCallError)) throw outcome;
-  expect(outcome.code, outcome.message).toBe(code);
-  return outcome;
-}
 
 type Params = Record<string, unknown>;
 

@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDecoyServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { useServiceSuite } from '../helpers/suite.js';
-import { RpcCallError, waitFor } from '../helpers/testService.js';
+import { waitFor } from '../helpers/testService.js';
 import { MAX_POPUPS_PER_SESSION } from '../../src/browser/session.js';
 import type { SessionEvent } from '../../src/browser/sessionEvents.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 const suite = useServiceSuite();
 let decoy: FixtureServer;
@@ -24,16 +25,6 @@ interface PageRow {
   title: string;
   active: boolean;
   opener?: string;
-}
-
-async function rpcFailure(call: Promise<unknown>, code: number): Promise<RpcCallError> {
-  const outcome = await call.then(
-    (result: unknown) => new Error(`expected an RPC error, got ${JSON.stringify(result)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof RpcCallError)) throw outcome;
-  expect(outcome.code, outcome.message).toBe(code);
-  return outcome;
 }
 
 /** The ref on the first snapshot line matching `line`, page prefix included (p2e5). */

@@ -2,7 +2,7 @@
 // started, bounded by ACTION_SETTLE_MS, and answers what changed, on the fixture app's /settle page.
 import { afterEach, describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
-import { RpcCallError } from '../helpers/testService.js';
+import { rpcFailure } from '../helpers/boundSession.js';
 
 /** A short settle bound, so the never-answering request is reported without a long wait. */
 const SETTLE_MS = 1500;
@@ -154,16 +154,12 @@ describe('page.goto when the load event never fires', () => {
 
   it('fails a document that never answers with TIMEOUT and advice about the server, not a selector', async () => {
     const s = await open();
-    const error = await s
-      .call('page.goto', { url: `${suite.fixture.url}/never-answers`, timeout: 1000 })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(RpcCallError);
-    expect((error as RpcCallError).code).toBe(-32001);
-    expect((error as RpcCallError).message).toMatch(/did not reach a usable document/);
-    expect((error as RpcCallError).message).not.toMatch(/selector/i);
+    const error = await rpcFailure(
+      s.call('page.goto', { url: `${suite.fixture.url}/never-answers`, timeout: 1000 }),
+      -32001,
+    );
+    expect(error.message).toMatch(/did not reach a usable document/);
+    expect(error.message).not.toMatch(/selector/i);
   });
 });
 
@@ -175,13 +171,8 @@ describe('page.evaluate while the page navigates', () => {
 
   it('fails with PAGE_NAVIGATED (not ACTION_FAILED) once the new document is ready', async () => {
     const s = await open();
-    const error = await s.call('page.evaluate', { expression }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RpcCallError);
-    expect((error as RpcCallError).code).toBe(-32015);
-    expect((error as RpcCallError).message).toMatch(/navigated .*widgets-b/);
+    const error = await rpcFailure(s.call('page.evaluate', { expression }), -32015);
+    expect(error.message).toMatch(/navigated .*widgets-b/);
     // The new document is ready: the next call reads it.
     expect(await s.text('h1')).toBe('Page B');
   });
