@@ -5,13 +5,8 @@
 // does the work on the page; this turns it into the service's errors.
 import { errors as playwrightErrors } from 'playwright-core';
 import type { Session } from '../browser/session.js';
-import {
-  MAX_LISTED_MATCHES,
-  blockedReason,
-  matchCount,
-  nearestCandidates,
-  strictViolation,
-} from '../browser/targetErrors.js';
+import { matchCount, nearestCandidates } from '../browser/targetCandidates.js';
+import { MAX_LISTED_MATCHES, blockedReason, strictViolation } from '../browser/targetErrors.js';
 import { ServiceError } from '../errors/serviceError.js';
 
 /** The target params of a call: a selector or a ref (or neither). */

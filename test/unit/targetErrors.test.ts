@@ -6,8 +6,8 @@ import {
   blockedReason,
   callLog,
   selectorOfLocator,
-  selectorWords,
 } from '../../src/browser/targetErrors.js';
+import { selectorWords } from '../../src/browser/targetCandidates.js';
 
 describe('selectorOfLocator', () => {
   it('turns the locators Playwright suggests for one element into selectors', () => {
