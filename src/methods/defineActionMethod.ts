@@ -72,10 +72,8 @@ function reportEvents(events: SessionEvent[], dropped: number): Partial<Report> 
       more[key] = (more[key] ?? 0) + 1;
       continue;
     }
-    const { kind, seq, timestamp, ...fields } = event;
-    void kind;
-    void seq;
-    void timestamp;
+    // The report groups by kind; seq and time are the log's, not the action's.
+    const { kind: _kind, seq: _seq, timestamp: _timestamp, ...fields } = event;
     list.push(event.kind === 'consoleError' ? event.text.slice(0, MAX_REPORTED_TEXT) : fields);
   }
   if (dropped > 0) more.dropped = dropped;
