@@ -36,10 +36,11 @@ import {
 import { AbortedError, sleep, summarize, timed, withTimeout } from './lib/stats.js';
 import { FloorSystem } from './systems/floor.js';
 import { PeerSystem, peerPackage, refFor } from './systems/peer.js';
-import { ServiceSystem } from './systems/service.js';
+import { ServiceSystem, type ServiceEntry } from './systems/service.js';
 import type { ActionKind, BenchSession, BenchSystem, SystemName, Target, TextRead } from './systems/types.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const ANALYSIS_PATH = path.join(REPO_ROOT, 'bench', 'ANALYSIS.md');
 
 export interface BenchOptions {
@@ -66,6 +67,11 @@ export interface BenchOptions {
   render?: string;
   /** Measure only this section (floor and service): `acting`, the rows of issue 11. */
   only?: 'acting';
+  /**
+   * How the service runs: `built` is what `npm start` runs (`node dist/src/main.js`, built by the
+   * CLI before it measures); `source` runs src/main.ts through tsx (the in-suite smoke test).
+   */
+  serviceEntry: ServiceEntry;
 }
 
 export function defaultOptions(smoke = false): BenchOptions {
@@ -85,6 +91,7 @@ export function defaultOptions(smoke = false): BenchOptions {
         maxMinutes: 5,
         memorySettle: { minMs: 200, maxMs: 800 },
         quiet: false,
+        serviceEntry: 'source',
       }
     : {
         iterations: 30,
@@ -100,6 +107,7 @@ export function defaultOptions(smoke = false): BenchOptions {
         maxMinutes: 30,
         memorySettle: { minMs: 1500, maxMs: 8000 },
         quiet: false,
+        serviceEntry: 'source',
       };
 }
 
@@ -264,6 +272,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     hooks.onSystem?.(floor);
     const service = new ServiceSystem({
       repoRoot: REPO_ROOT,
+      entry: options.serviceEntry,
       executablePath: resolved.executablePath,
       timeoutMs: options.opTimeoutMs,
     });
@@ -791,6 +800,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         chromium: floor.version(),
         chromiumPath: resolved.executablePath,
         serviceCommit: gitCommit(),
+        serviceEntry: options.serviceEntry,
         floorPlaywright: floorPkg.version ?? 'unknown',
         peer: peerInfo
           ? { package: '@playwright/mcp', version: peerInfo.version, playwright: peerInfo.playwright }
@@ -845,6 +855,10 @@ async function cli(): Promise<void> {
     process.stdout.write(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} from ${options.render}\n`);
     return;
   }
+  // The service runs as `npm start` runs it: from the build of the working tree as it is now.
+  options.serviceEntry = 'built';
+  if (!options.quiet) process.stdout.write('building the service (tsc -p tsconfig.build.json) …\n');
+  execFileSync(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const controller = new AbortController();
   const systems: BenchSystem[] = [];
   let interrupted = false;
@@ -877,5 +891,8 @@ async function cli(): Promise<void> {
 
 const invokedPath = process.argv[1];
 if (invokedPath !== undefined && import.meta.url === pathToFileURL(path.resolve(invokedPath)).href) {
+  // tsx turns source maps on, which makes every Error's stack (Playwright captures one per API call)
+  // cost more; the floor is in-process Playwright as a plain node script runs it.
+  process.setSourceMapsEnabled(false);
   await cli();
 }

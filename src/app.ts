@@ -28,6 +28,9 @@ export function createApp(deps: AppDeps): Express {
     throw new Error('createApp needs at least one API key: the service never runs open');
   const app = express();
   app.disable('x-powered-by');
+  // Express hashes every response body for an ETag, a screenshot's megabytes included; no answer
+  // here is cached or revalidated, so the hash is work for nothing.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.use(helmet());
   // Before anything is served or counted: a DNS-rebinding page must get nothing but the refusal.

@@ -135,6 +135,14 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
         ['node', m.node],
         ['chromium', `${m.chromium} (${m.chromiumPath})`],
         ['service commit', `${m.serviceCommit} (working tree as it was at run time)`],
+        [
+          'service runs',
+          m.serviceEntry === 'built'
+            ? '`node dist/src/main.js` (as `npm start`), built by the run'
+            : m.serviceEntry === 'source'
+              ? '`node --import tsx src/main.ts`'
+              : 'not recorded',
+        ],
         ['floor', `playwright-core ${m.floorPlaywright}, in-process`],
         [
           'peer',

@@ -173,6 +173,8 @@ export interface BenchMeta {
   chromium: string;
   chromiumPath: string;
   serviceCommit: string;
+  /** How the service ran: `built` (node dist/src/main.js) or `source` (tsx); absent in older raw files. */
+  serviceEntry?: 'built' | 'source';
   floorPlaywright: string;
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];

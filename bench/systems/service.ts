@@ -338,11 +338,15 @@ function actionCall(kind: ActionKind, i: number): [string, Record<string, unknow
 
 export interface ServiceOptions {
   repoRoot: string;
+  /** `built`: node dist/src/main.js (what npm start runs); `source`: src/main.ts through tsx. */
+  entry: ServiceEntry;
   executablePath: string;
   timeoutMs: number;
   /** Extra environment for the child (MAX_SESSIONS etc. are set here and may be overridden). */
   env?: Record<string, string>;
 }
+
+export type ServiceEntry = 'built' | 'source';
 
 export class ServiceSystem implements BenchSystem {
   readonly name = 'service';
@@ -358,7 +362,8 @@ export class ServiceSystem implements BenchSystem {
   async start(): Promise<void> {
     this.port = await freePort();
     const apiKey = randomBytes(18).toString('base64url');
-    this.spawned = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const entry = this.options.entry === 'built' ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+    this.spawned = spawnLogged(process.execPath, entry, {
       cwd: this.options.repoRoot,
       env: {
         ...process.env,

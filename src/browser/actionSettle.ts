@@ -1,9 +1,10 @@
 // An action settles before it answers: it waits for what it started (a navigation of the main
 // frame, the requests made while it ran), bounded, then reports what changed. Learnt from Playwright
 // MCP's wait-for-completion, without its fixed one-second pause: an action that started nothing
-// answers after one round trip to the page.
+// answers after one round trip to the browser process (browserBarrier.ts).
 import type { Frame, Page, Request } from 'playwright-core';
 import { withDeadline } from '../errors/deadline.js';
+import { browserBarrier } from './browserBarrier.js';
 import { capUrl } from './pageGuards.js';
 
 /** How often the settle looks at the requests still in flight. */
@@ -16,7 +17,7 @@ export interface ActionSettleOptions {
   maxMs: number;
   /** A request whose response headers came this long ago no longer holds the settle (its body may never end). */
   bodyGraceMs: number;
-  /** Reads the page title, bounded (Session.title): the round trip after the action, and the report's title after a navigation. */
+  /** Reads the page title, bounded (Session.title): the report's title after a navigation. */
   title: () => Promise<string>;
 }
 
@@ -63,10 +64,11 @@ export async function settleAround<T>(
   try {
     const result = await work();
     const deadline = Date.now() + options.maxMs;
-    // One round trip to the page (its title): the events of what the action started (a request of
-    // its handler, the navigation of a link that turns into a download) arrive before its answer.
-    // Measured: without it a click on an attachment link answered before its download was known.
-    await options.title();
+    // One round trip to the browser: the events of what the action started (a request of its
+    // handler, the navigation of a link that turns into a download) arrive before its answer.
+    // Measured: without a round trip a click on an attachment link answered before its download
+    // was known.
+    await browserBarrier(page);
     if (!navigated && inflight.size === 0) return { result, navigated, pending: [], title: undefined };
     if (navigated) await loaded(page, deadline);
     const pending = await quiet(inflight, deadline, options.bodyGraceMs);

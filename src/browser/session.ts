@@ -26,6 +26,7 @@ import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { SessionPages } from './sessionPages.js';
 import { DownloadStore, type DownloadLimits } from './downloadStore.js';
+import { prepareBarrier } from './browserBarrier.js';
 
 export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
 
@@ -211,6 +212,7 @@ export class Session implements NavigationTarget {
   /** The listeners of one Playwright page; `owner` is the session page it is (now) the page of. */
   private attachPage(page: Page, owner: SessionPage): void {
     this.signals.attach(page);
+    prepareBarrier(page);
     page.on('dialog', (dialog) => this.dialogs.onDialog(dialog, owner.id));
     // An attached tab's downloads stay in the user's browser.
     if (this.release === undefined) this.downloads.attach(page, owner.id);
