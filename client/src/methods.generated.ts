@@ -15,29 +15,31 @@ export interface SessionCreateParams {
   };
   /** User-Agent header and navigator.userAgent for this session. */
   userAgent?: string;
-  /** Cookies and localStorage to start with (Playwright storageState); never logged. */
+  /** Cookies and localStorage (Playwright storageState); never logged. */
   storageState?: {
-    /** Cookies, in the shape Playwright storageState() returns. */
+    /** Cookies: name, value and a url or a domain at least (the shape Playwright storageState() returns works as it is). */
     cookies: Array<{
       /** Cookie name. */
       name: string;
       /** Cookie value. */
       value: string;
-      /** Cookie domain. */
-      domain: string;
-      /** Cookie path. */
-      path: string;
-      /** Unix time in seconds; -1 for a session cookie. */
-      expires: number;
-      /** HttpOnly flag. */
-      httpOnly: boolean;
-      /** Secure flag. */
-      secure: boolean;
+      /** The URL the cookie belongs to (its host and path); give this or domain. */
+      url?: string;
+      /** Cookie domain (a leading dot: every subdomain too); give this or url. */
+      domain?: string;
+      /** Cookie path, with domain; default "/". */
+      path?: string;
+      /** Unix time in seconds; -1 or absent for a session cookie. */
+      expires?: number;
+      /** HttpOnly; default false. */
+      httpOnly?: boolean;
+      /** Secure; default true for an https url, else false. */
+      secure?: boolean;
       /** SameSite policy. */
-      sameSite: 'Strict' | 'Lax' | 'None';
+      sameSite?: 'Strict' | 'Lax' | 'None';
     }>;
     /** localStorage per origin. */
-    origins: Array<{
+    origins?: Array<{
       /** Origin, e.g. http://localhost:8080. */
       origin: string;
       localStorage: Array<{
@@ -99,6 +101,186 @@ export interface SessionListResult {
     /** ISO 8601 time of the last call on it. */
     lastUsedAt: string;
   }>;
+}
+
+/** Params of cookies.get: Read the session's cookies with every attribute, httpOnly ones included. */
+export interface CookiesGetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only cookies that would be sent to these URLs. */
+  urls?: string[];
+  /** Only cookies of this domain or its subdomains: "example.com" matches cookies of example.com, .example.com and www.example.com. */
+  domain?: string;
+  /** Only cookies of this name. */
+  name?: string;
+}
+
+/** Result of cookies.get. */
+export interface CookiesGetResult {
+  cookies: Array<{
+    /** Cookie name. */
+    name: string;
+    /** Cookie value. */
+    value: string;
+    /** Cookie domain (a leading dot: every subdomain too). */
+    domain: string;
+    /** Cookie path. */
+    path: string;
+    /** Unix time in seconds; -1 for a session cookie. */
+    expires: number;
+    /** HttpOnly: invisible to the scripts of the page. */
+    httpOnly: boolean;
+    /** Secure: sent over HTTPS only. */
+    secure: boolean;
+    /** SameSite policy. */
+    sameSite: 'Strict' | 'Lax' | 'None';
+  }>;
+  /** Cookies that matched (cookies lists the first ones). */
+  count: number;
+  /** Matches left out past 1000. */
+  more: number;
+}
+
+/** Params of cookies.set: Set cookies in the session: name, value and a url or a domain each, other attributes optional. */
+export interface CookiesSetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The cookies to set: name, value and a url or a domain each. */
+  cookies: Array<{
+    /** Cookie name. */
+    name: string;
+    /** Cookie value. */
+    value: string;
+    /** The URL the cookie belongs to (its host and path); give this or domain. */
+    url?: string;
+    /** Cookie domain (a leading dot: every subdomain too); give this or url. */
+    domain?: string;
+    /** Cookie path, with domain; default "/". */
+    path?: string;
+    /** Unix time in seconds; -1 or absent for a session cookie. */
+    expires?: number;
+    /** HttpOnly; default false. */
+    httpOnly?: boolean;
+    /** Secure; default true for an https url, else false. */
+    secure?: boolean;
+    /** SameSite policy. */
+    sameSite?: 'Strict' | 'Lax' | 'None';
+  }>;
+}
+
+/** Result of cookies.set. */
+export interface CookiesSetResult {
+  /** Cookies the browser now holds. */
+  set: number;
+  /** Cookies the browser did not keep as given, without an error of its own: an expiry in the past, a domain it rewrote or refused, a cookie rule of the browser. */
+  notStored: Array<{
+    name: string;
+    domain: string;
+    path: string;
+  }>;
+}
+
+/** Params of cookies.clear: Delete cookies of the session: all of them, or those of a name, domain or path. */
+export interface CookiesClearParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only cookies of this name. */
+  name?: string;
+  /** Only cookies of this domain or its subdomains: "example.com" matches cookies of example.com, .example.com and www.example.com. */
+  domain?: string;
+  /** Only cookies of exactly this path. */
+  path?: string;
+}
+
+/** Result of cookies.clear. */
+export interface CookiesClearResult {
+  /** Cookies deleted. */
+  cleared: number;
+}
+
+/** Params of session.storageState: Export the session's storage state: every cookie and the localStorage of every origin. */
+export interface SessionStorageStateParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+}
+
+/** Result of session.storageState. */
+export interface SessionStorageStateResult {
+  storageState: {
+    cookies: Array<{
+      /** Cookie name. */
+      name: string;
+      /** Cookie value. */
+      value: string;
+      /** Cookie domain (a leading dot: every subdomain too). */
+      domain: string;
+      /** Cookie path. */
+      path: string;
+      /** Unix time in seconds; -1 for a session cookie. */
+      expires: number;
+      /** HttpOnly: invisible to the scripts of the page. */
+      httpOnly: boolean;
+      /** Secure: sent over HTTPS only. */
+      secure: boolean;
+      /** SameSite policy. */
+      sameSite: 'Strict' | 'Lax' | 'None';
+    }>;
+    origins: Array<{
+      /** Origin, e.g. http://localhost:8080. */
+      origin: string;
+      localStorage: Array<{
+        name: string;
+        value: string;
+      }>;
+    }>;
+  };
+}
+
+/** Params of session.setStorageState: Replace the session's cookies and localStorage with a storage state (from session.storageState). */
+export interface SessionSetStorageStateParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Cookies and localStorage (Playwright storageState); never logged. */
+  storageState: {
+    /** Cookies: name, value and a url or a domain at least (the shape Playwright storageState() returns works as it is). */
+    cookies: Array<{
+      /** Cookie name. */
+      name: string;
+      /** Cookie value. */
+      value: string;
+      /** The URL the cookie belongs to (its host and path); give this or domain. */
+      url?: string;
+      /** Cookie domain (a leading dot: every subdomain too); give this or url. */
+      domain?: string;
+      /** Cookie path, with domain; default "/". */
+      path?: string;
+      /** Unix time in seconds; -1 or absent for a session cookie. */
+      expires?: number;
+      /** HttpOnly; default false. */
+      httpOnly?: boolean;
+      /** Secure; default true for an https url, else false. */
+      secure?: boolean;
+      /** SameSite policy. */
+      sameSite?: 'Strict' | 'Lax' | 'None';
+    }>;
+    /** localStorage per origin. */
+    origins?: Array<{
+      /** Origin, e.g. http://localhost:8080. */
+      origin: string;
+      localStorage: Array<{
+        name: string;
+        value: string;
+      }>;
+    }>;
+  };
+}
+
+/** Result of session.setStorageState. */
+export interface SessionSetStorageStateResult {
+  /** Cookies set. */
+  cookies: number;
+  /** Origins whose localStorage was set. */
+  origins: number;
 }
 
 /** Params of page.goto: Navigate the session page to a URL and wait for it to settle. */
@@ -2019,6 +2201,19 @@ export interface RpcMethods {
   'session.create': { params: SessionCreateParams; result: SessionCreateResult; paramsOptional: true };
   'session.close': { params: SessionCloseParams; result: SessionCloseResult; paramsOptional: false };
   'session.list': { params: SessionListParams; result: SessionListResult; paramsOptional: true };
+  'cookies.get': { params: CookiesGetParams; result: CookiesGetResult; paramsOptional: false };
+  'cookies.set': { params: CookiesSetParams; result: CookiesSetResult; paramsOptional: false };
+  'cookies.clear': { params: CookiesClearParams; result: CookiesClearResult; paramsOptional: false };
+  'session.storageState': {
+    params: SessionStorageStateParams;
+    result: SessionStorageStateResult;
+    paramsOptional: false;
+  };
+  'session.setStorageState': {
+    params: SessionSetStorageStateParams;
+    result: SessionSetStorageStateResult;
+    paramsOptional: false;
+  };
   'page.goto': { params: PageGotoParams; result: PageGotoResult; paramsOptional: false };
   'page.waitFor': { params: PageWaitForParams; result: PageWaitForResult; paramsOptional: false };
   'page.reload': { params: PageReloadParams; result: PageReloadResult; paramsOptional: false };
@@ -2081,6 +2276,11 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.create',
   'session.close',
   'session.list',
+  'cookies.get',
+  'cookies.set',
+  'cookies.clear',
+  'session.storageState',
+  'session.setStorageState',
   'page.goto',
   'page.waitFor',
   'page.reload',
@@ -2133,6 +2333,8 @@ export const METHOD_NAMES: readonly MethodName[] = [
 /** Methods that change nothing a caller can see: the only ones the client retries. */
 export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.list',
+  'cookies.get',
+  'session.storageState',
   'page.waitFor',
   'page.text',
   'page.content',
@@ -2194,6 +2396,11 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.create': ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
+  'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'cookies.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'session.storageState': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'session.setStorageState': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
   'page.waitFor': [
     'SESSION_NOT_FOUND',
@@ -2414,6 +2621,57 @@ export interface RpcApi {
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      */
     list: (params?: SessionListParams, options?: CallOptions) => Promise<SessionListResult>;
+    /**
+     * Export the session's storage state: every cookie and the localStorage of every origin.
+     *
+     * The shape session.create and session.setStorageState take, to carry a logged-in state to another session. Fails with LIMIT_REACHED past 8388608 characters of JSON.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    storageState: (
+      params: SessionStorageStateParams,
+      options?: CallOptions,
+    ) => Promise<SessionStorageStateResult>;
+    /**
+     * Replace the session's cookies and localStorage with a storage state (from session.storageState).
+     *
+     * Clears the cookies and storage of every origin, then sets the given ones; the pages stay open (reload a page for it to read the new state). Cookies may be given in the minimal shape (name, value and a url or a domain).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    setStorageState: (
+      params: SessionSetStorageStateParams,
+      options?: CallOptions,
+    ) => Promise<SessionSetStorageStateResult>;
+  };
+  cookies: {
+    /**
+     * Read the session's cookies with every attribute, httpOnly ones included.
+     *
+     * Filter by urls (cookies the browser would send to them), domain and name; all of the session's cookies without a filter. At most 1000 cookies per answer (more counts the rest).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    get: (params: CookiesGetParams, options?: CallOptions) => Promise<CookiesGetResult>;
+    /**
+     * Set cookies in the session: name, value and a url or a domain each, other attributes optional.
+     *
+     * A cookie given a url takes its host, its path up to the last slash, and Secure for https; one given a domain takes path "/" unless given. A cookie of the same name, domain and path is replaced.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    set: (params: CookiesSetParams, options?: CallOptions) => Promise<CookiesSetResult>;
+    /**
+     * Delete cookies of the session: all of them, or those of a name, domain or path.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    clear: (params: CookiesClearParams, options?: CallOptions) => Promise<CookiesClearResult>;
   };
   page: {
     /**
@@ -2845,6 +3103,13 @@ export function bindMethods(call: MethodCaller): RpcApi {
       create: (params, options) => call('session.create', params, options),
       close: (params, options) => call('session.close', params, options),
       list: (params, options) => call('session.list', params, options),
+      storageState: (params, options) => call('session.storageState', params, options),
+      setStorageState: (params, options) => call('session.setStorageState', params, options),
+    },
+    cookies: {
+      get: (params, options) => call('cookies.get', params, options),
+      set: (params, options) => call('cookies.set', params, options),
+      clear: (params, options) => call('cookies.clear', params, options),
     },
     page: {
       goto: (params, options) => call('page.goto', params, options),

@@ -118,6 +118,11 @@ export class Session implements NavigationTarget {
     );
   }
 
+  /** A tab adopted from the user's own browser (tabs.attach): its context is theirs, not the service's. */
+  get attached(): boolean {
+    return this.release !== undefined;
+  }
+
   private get active(): SessionPage {
     return this.pages.active;
   }

@@ -16,11 +16,13 @@ import { pagesMethods } from './pages.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
 import { sessionMethods } from './session.js';
+import { storageMethods } from './storage.js';
 import { tabMethods } from './tabs.js';
 
 /** Every method of the service, in the order the docs list them. */
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
+  ...storageMethods,
   ...pageMethods,
   ...pageActionMethods,
   ...pageActMethods,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
+import { completeStorageState, StorageStateInputSchema } from './storageSchemas.js';
 
 const Viewport = Type.Object(
   {
@@ -9,50 +10,6 @@ const Viewport = Type.Object(
     height: Type.Integer({ minimum: 100, maximum: 4320, description: 'Viewport height in CSS pixels.' }),
   },
   { additionalProperties: false, description: 'Viewport size; default 1280×800.' },
-);
-
-const Cookie = Type.Object(
-  {
-    name: Type.String({ description: 'Cookie name.' }),
-    value: Type.String({ description: 'Cookie value.' }),
-    domain: Type.String({ description: 'Cookie domain.' }),
-    path: Type.String({ description: 'Cookie path.' }),
-    expires: Type.Number({ description: 'Unix time in seconds; -1 for a session cookie.' }),
-    httpOnly: Type.Boolean({ description: 'HttpOnly flag.' }),
-    secure: Type.Boolean({ description: 'Secure flag.' }),
-    sameSite: Type.Union([Type.Literal('Strict'), Type.Literal('Lax'), Type.Literal('None')], {
-      description: 'SameSite policy.',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const StorageState = Type.Object(
-  {
-    cookies: Type.Array(Cookie, {
-      maxItems: 1000,
-      description: 'Cookies, in the shape Playwright storageState() returns.',
-    }),
-    origins: Type.Array(
-      Type.Object(
-        {
-          origin: Type.String({ description: 'Origin, e.g. http://localhost:8080.' }),
-          localStorage: Type.Array(
-            Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }),
-            {
-              maxItems: 1000,
-            },
-          ),
-        },
-        { additionalProperties: false },
-      ),
-      { maxItems: 100, description: 'localStorage per origin.' },
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'Cookies and localStorage to start with (Playwright storageState); never logged.',
-  },
 );
 
 export const sessionCreate = defineMethod({
@@ -75,7 +32,7 @@ export const sessionCreate = defineMethod({
         description: 'User-Agent header and navigator.userAgent for this session.',
       }),
     ),
-    storageState: Type.Optional(StorageState),
+    storageState: Type.Optional(StorageStateInputSchema),
     dialogs: Type.Optional(DialogPolicyParam),
     proxy: Type.Optional(
       Type.Unknown({
@@ -121,7 +78,10 @@ export const sessionCreate = defineMethod({
       {
         viewport: params.viewport,
         userAgent: params.userAgent,
-        storageState: params.storageState,
+        storageState:
+          params.storageState === undefined
+            ? undefined
+            : completeStorageState(params.storageState, '/storageState'),
       },
       principal,
     );
