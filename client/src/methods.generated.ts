@@ -48,6 +48,34 @@ export interface SessionCreateParams {
       }>;
     }>;
   };
+  /** A Playwright device descriptor by name ('iPhone 13', 'Pixel 7', 'Desktop Chrome' …): its viewport, device scale factor, mobile mode, touch and user agent. viewport and userAgent given beside it win. */
+  device?: string;
+  /** navigator.language, Accept-Language and Intl's default locale, e.g. de-DE. */
+  locale?: string;
+  /** An IANA time zone, e.g. Europe/Berlin. */
+  timezoneId?: string;
+  /** The position navigator.geolocation reports (grant the 'geolocation' permission too). */
+  geolocation?: {
+    latitude: number;
+    longitude: number;
+    /** Metres; default 0. */
+    accuracy?: number;
+  };
+  /** What prefers-color-scheme matches. */
+  colorScheme?: 'light' | 'dark' | 'no-preference';
+  /** Permissions granted to every origin. Not grantable: camera, microphone, midi (devices of the service host), clipboard-read and clipboard-write (one clipboard is shared by every session of the browser). */
+  permissions?: Array<
+    | 'accelerometer'
+    | 'ambient-light-sensor'
+    | 'background-sync'
+    | 'geolocation'
+    | 'gyroscope'
+    | 'magnetometer'
+    | 'notifications'
+    | 'payment-handler'
+    | 'screen-wake-lock'
+    | 'storage-access'
+  >;
   /** How the session answers alert, confirm, prompt and beforeunload dialogs. */
   dialogs?: {
     /** How confirm() is answered (dismiss until set). */
@@ -281,6 +309,20 @@ export interface SessionSetStorageStateResult {
   cookies: number;
   /** Origins whose localStorage was set. */
   origins: number;
+}
+
+/** Params of session.addInitScript: Add a script that runs in every page and frame of the session before the page's own scripts. */
+export interface SessionAddInitScriptParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** JavaScript source, run as a classic script in the main world of every frame. */
+  script: string;
+}
+
+/** Result of session.addInitScript. */
+export interface SessionAddInitScriptResult {
+  /** The session's init scripts now. */
+  count: number;
 }
 
 /** Params of page.goto: Navigate the session page to a URL and wait for it to settle. */
@@ -2214,6 +2256,11 @@ export interface RpcMethods {
     result: SessionSetStorageStateResult;
     paramsOptional: false;
   };
+  'session.addInitScript': {
+    params: SessionAddInitScriptParams;
+    result: SessionAddInitScriptResult;
+    paramsOptional: false;
+  };
   'page.goto': { params: PageGotoParams; result: PageGotoResult; paramsOptional: false };
   'page.waitFor': { params: PageWaitForParams; result: PageWaitForResult; paramsOptional: false };
   'page.reload': { params: PageReloadParams; result: PageReloadResult; paramsOptional: false };
@@ -2281,6 +2328,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'cookies.clear',
   'session.storageState',
   'session.setStorageState',
+  'session.addInitScript',
   'page.goto',
   'page.waitFor',
   'page.reload',
@@ -2401,6 +2449,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'session.storageState': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'session.setStorageState': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'session.addInitScript': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
   'page.waitFor': [
     'SESSION_NOT_FOUND',
@@ -2645,6 +2694,18 @@ export interface RpcApi {
       params: SessionSetStorageStateParams,
       options?: CallOptions,
     ) => Promise<SessionSetStorageStateResult>;
+    /**
+     * Add a script that runs in every page and frame of the session before the page's own scripts.
+     *
+     * From the next document on (reload a page for it to run there); it stays for the session's life. At most 20 per session, 100000 characters each.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    addInitScript: (
+      params: SessionAddInitScriptParams,
+      options?: CallOptions,
+    ) => Promise<SessionAddInitScriptResult>;
   };
   cookies: {
     /**
@@ -3105,6 +3166,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       list: (params, options) => call('session.list', params, options),
       storageState: (params, options) => call('session.storageState', params, options),
       setStorageState: (params, options) => call('session.setStorageState', params, options),
+      addInitScript: (params, options) => call('session.addInitScript', params, options),
     },
     cookies: {
       get: (params, options) => call('cookies.get', params, options),

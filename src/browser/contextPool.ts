@@ -12,7 +12,26 @@ export interface OpenedContext {
   page: Page;
 }
 
-export type ContextOverrides = Pick<BrowserContextOptions, 'viewport' | 'userAgent' | 'storageState'>;
+/** What a session may set on its context at creation; every one left undefined is the default. */
+export type ContextOverrides = Pick<
+  BrowserContextOptions,
+  | 'viewport'
+  | 'userAgent'
+  | 'storageState'
+  | 'deviceScaleFactor'
+  | 'isMobile'
+  | 'hasTouch'
+  | 'locale'
+  | 'timezoneId'
+  | 'geolocation'
+  | 'colorScheme'
+  | 'permissions'
+>;
+
+/** Whether a context with these overrides is a default one apart from its viewport (a pooled one will do). */
+export function pooledWillDo(overrides: ContextOverrides): boolean {
+  return Object.entries(overrides).every(([key, value]) => key === 'viewport' || value === undefined);
+}
 
 /**
  * Creating a context and its page takes ~100-400 ms; past this the browser is taken as hung and the
@@ -46,9 +65,8 @@ export async function openContext(
 
 async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrides): Promise<OpenedContext> {
   const context = await host.newContext({
+    ...overrides,
     viewport: overrides.viewport ?? DEFAULT_VIEWPORT,
-    userAgent: overrides.userAgent,
-    storageState: overrides.storageState,
     serviceWorkers: 'block',
     // Downloads are kept per session within caps (downloadStore.ts); refused, Chromium would cancel
     // them and a navigation to an attachment would read as a failed request.

@@ -19,6 +19,7 @@ import {
   openContext,
   type ContextOverrides,
   type OpenedContext,
+  pooledWillDo,
 } from './contextPool.js';
 import { Session, type SessionOptions } from './session.js';
 import { SessionOwners, reaches, type SessionCaller } from './sessionOwners.js';
@@ -122,7 +123,7 @@ export class SessionRegistry {
    * new one, after releasing a pooled context when the pool holds the last free slot.
    */
   private async openFor(options: NewSessionOptions): Promise<OpenedContext> {
-    if (options.userAgent === undefined && options.storageState === undefined) {
+    if (pooledWillDo(options)) {
       const pooled = this.pool.take();
       if (pooled !== undefined) {
         if (options.viewport === undefined || options.viewport === null) return pooled;

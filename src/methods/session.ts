@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
+import { emulationOverrides, EmulationParams } from './sessionEmulation.js';
 import { completeStorageState, StorageStateInputSchema } from './storageSchemas.js';
 
 const Viewport = Type.Object(
@@ -33,6 +34,7 @@ export const sessionCreate = defineMethod({
       }),
     ),
     storageState: Type.Optional(StorageStateInputSchema),
+    ...EmulationParams,
     dialogs: Type.Optional(DialogPolicyParam),
     proxy: Type.Optional(
       Type.Unknown({
@@ -76,8 +78,7 @@ export const sessionCreate = defineMethod({
     }
     const session = await services.sessions.create(
       {
-        viewport: params.viewport,
-        userAgent: params.userAgent,
+        ...emulationOverrides(params, { viewport: params.viewport, userAgent: params.userAgent }),
         storageState:
           params.storageState === undefined
             ? undefined

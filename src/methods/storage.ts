@@ -1,7 +1,7 @@
-// Cookies and storage during a session (issue 14): cookies.get / set / clear, and the session's
-// storage state (cookies plus localStorage of every origin) exported and imported. Values are the
-// caller's secrets: params and answers never reach a log line (logger REDACT_PATHS, and session
-// methods log only the session id).
+// Cookies and storage during a session (issue 14): cookies.get / set / clear, the session's
+// storage state (cookies plus localStorage of every origin) exported and imported, and init
+// scripts. Values are the caller's secrets: params and answers never reach a log line (logger
+// REDACT_PATHS, and session methods log only the session id).
 import { Type } from '@sinclair/typebox';
 import type { Session } from '../browser/session.js';
 import { ServiceError } from '../errors/serviceError.js';
@@ -59,7 +59,7 @@ function matches(cookie: CookieRecord, filter: CookieFilter): boolean {
 }
 
 /** The user's own browser (a tab attached with tabs.attach) keeps its cookies and storage: refused. */
-function ownContext(session: Session, method: string): Session['context'] {
+export function ownContext(session: Session, method: string): Session['context'] {
   if (session.attached)
     throw new ServiceError(
       'INVALID_PARAMS',
@@ -235,10 +235,45 @@ export const sessionSetStorageState = defineSessionMethod({
   },
 });
 
+/** Init scripts one session may add, and the characters of each. */
+export const MAX_INIT_SCRIPTS = 20;
+export const MAX_INIT_SCRIPT_CHARS = 100_000;
+const initScripts = new WeakMap<Session, number>();
+
+export const sessionAddInitScript = defineSessionMethod({
+  name: 'session.addInitScript',
+  summary: "Add a script that runs in every page and frame of the session before the page's own scripts",
+  description: `From the next document on (reload a page for it to run there); it stays for the session's life. At most ${MAX_INIT_SCRIPTS} per session, ${MAX_INIT_SCRIPT_CHARS} characters each.`,
+  params: {
+    script: Type.String({
+      minLength: 1,
+      maxLength: MAX_INIT_SCRIPT_CHARS,
+      description: 'JavaScript source, run as a classic script in the main world of every frame.',
+    }),
+  },
+  result: Type.Object({ count: Type.Integer({ description: "The session's init scripts now." }) }),
+  errors: ['LIMIT_REACHED', 'INVALID_PARAMS'],
+  readOnly: false,
+  async handler(params, { session }) {
+    const context = ownContext(session, 'session.addInitScript');
+    const count = initScripts.get(session) ?? 0;
+    if (count >= MAX_INIT_SCRIPTS)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `This session has ${MAX_INIT_SCRIPTS} init scripts, the most it may have: put what you need in fewer scripts.`,
+        { limit: 'MAX_INIT_SCRIPTS', max: MAX_INIT_SCRIPTS },
+      );
+    await context.addInitScript({ content: params.script });
+    initScripts.set(session, count + 1);
+    return { count: count + 1 };
+  },
+});
+
 export const storageMethods = [
   cookiesGet,
   cookiesSet,
   cookiesClear,
   sessionStorageState,
   sessionSetStorageState,
+  sessionAddInitScript,
 ];
