@@ -36,6 +36,10 @@ RUN npm ci --omit=dev --no-audit --no-fund \
   && mkdir -p /app/logs \
   && chown pwuser:pwuser /app/logs
 COPY --from=build /app/dist ./dist
+# Non-root, so the service keeps Chromium's sandbox on (it adds --no-sandbox only as root). That
+# sandbox needs user namespaces (clone, unshare, setns), which Docker's default seccomp profile allows
+# only with CAP_SYS_ADMIN: run the image with --security-opt seccomp=seccomp_profile.json, Playwright's
+# documented profile (docs/operations.md, Container), as docker-compose.yml does.
 USER pwuser
 EXPOSE 3337
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

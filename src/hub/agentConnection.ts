@@ -5,12 +5,14 @@ import type { Logger } from '../observability/logger.js';
 import { AGENT_DROP_WINDOW_MS, AGENT_FRAME_RATE_PER_S, FrameRateLimit } from './frameRateLimit.js';
 import {
   BINARY_MESSAGE,
+  invalidMessageFrame,
   methodNotFoundFrame,
   pongFrame,
   registrationAcceptedFrame,
   registrationRejectedFrame,
   replyOf,
   welcomeFrame,
+  type AgentMessage,
   type HubFrame,
   type ProtocolParser,
   type RegisterMessage,
@@ -22,6 +24,9 @@ export const REGISTER_TIMEOUT_MS = 10_000;
 export const CLOSE_POLICY = 1008;
 /** A status message is kept for agents.list: cut so an agent cannot park megabytes there. */
 const MAX_STATUS_MESSAGE_CHARS = 1000;
+/** What a ready before register is told: the hub has no agent on that connection to make ready. */
+export const READY_BEFORE_REGISTER =
+  'ready before register: send register, wait for its accepted registration_ack, then ready';
 
 export interface AgentConnectionOptions {
   serverId: string;
@@ -130,8 +135,10 @@ export class AgentConnection implements AgentLink {
         this.onRegister(parsed.message);
         return;
       case 'ready':
-        if (!registry.ready(this))
+        if (!registry.ready(this)) {
           logger.info({ remoteAddress: this.remoteAddress }, 'agent sent ready before register');
+          this.send(invalidMessageFrame(READY_BEFORE_REGISTER, 'ready'));
+        }
         return;
       case 'status': {
         const { evaluationId, status, progress, message } = parsed.message;
@@ -156,7 +163,7 @@ export class AgentConnection implements AgentLink {
         if (parsed.id !== undefined) this.send(methodNotFoundFrame(parsed.id, parsed.method));
         return;
       case 'malformed':
-        this.onMalformed(parsed.reason);
+        this.onMalformed(parsed);
         return;
     }
   }
@@ -186,13 +193,20 @@ export class AgentConnection implements AgentLink {
     this.reject(message.clientId, outcome.reason);
   }
 
-  /** Before registration a malformed message ends the connection; after it, it is logged and dropped. */
-  private onMalformed(reason: string): void {
+  /**
+   * Before registration a malformed message ends the connection. After it the connection stays and
+   * the agent is told what was wrong, so an agent whose ready was refused does not wait for
+   * evaluations that never come; a malformed JSON-RPC response is only logged (a response is never
+   * answered, or two confused peers could answer each other forever).
+   */
+  private onMalformed(message: Extract<AgentMessage, { kind: 'malformed' }>): void {
+    const { reason } = message;
     this.options.logger.warn(
       { clientId: this.clientId, remoteAddress: this.remoteAddress, reason },
       'malformed message from an agent',
     );
     if (this.clientId === undefined) this.reject(null, reason);
+    else if (message.response !== true) this.send(invalidMessageFrame(reason, message.type));
   }
 
   private reject(clientId: string | null, reason: string): void {

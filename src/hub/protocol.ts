@@ -74,7 +74,14 @@ export type AgentMessage =
   | { kind: 'response'; message: RpcResponseMessage }
   /** A JSON-RPC request or notification from the agent: the hub offers no methods. */
   | { kind: 'request'; id: string | number | null | undefined; method: string }
-  | { kind: 'malformed'; reason: string };
+  | {
+      kind: 'malformed';
+      reason: string;
+      /** The protocol type the message claimed (register, ready, status, ping), when it named one. */
+      type?: keyof typeof TYPES;
+      /** A JSON-RPC response: never answered (JSON-RPC 2.0 answers requests only). */
+      response?: true;
+    };
 
 /** An agent's answer to one of the hub's calls, read from its JSON-RPC response. */
 export type AgentReply =
@@ -132,6 +139,7 @@ export class ProtocolParser {
         return {
           kind: 'malformed',
           reason: `Malformed ${kind} message: ${this.ajv.errorsText(validate.errors)}`,
+          type: kind,
         };
       if (kind === 'register') return { kind, message: value as RegisterMessage };
       if (kind === 'status') return { kind, message: value as StatusMessage };
@@ -150,6 +158,7 @@ export class ProtocolParser {
         return {
           kind: 'malformed',
           reason: `Malformed JSON-RPC response: ${this.ajv.errorsText(this.response.errors)}`,
+          response: true,
         };
       }
       return { kind: 'response', message: value as RpcResponseMessage };
@@ -203,11 +212,27 @@ export interface MethodNotFoundFrame {
 }
 
 /**
+ * The answer to a message a registered agent sent that the hub cannot act on (malformed, or a ready
+ * before register): seed 001's error shape, JSON-RPC 2.0's Invalid Request (-32600), with id null
+ * because a typed message has none. `data.type` is the type the hub read, null when it read none.
+ */
+export interface InvalidMessageFrame {
+  jsonrpc: '2.0';
+  id: null;
+  error: { code: number; message: string; data: { type: string | null } };
+}
+
+/**
  * Every frame the hub sends an agent, each built by one function below. Field order is part of
  * the wire format: it stays as agents have always received it.
  */
 export type HubFrame =
-  WelcomeFrame | RegistrationAckFrame | PongFrame | AgentRequestFrame | MethodNotFoundFrame;
+  | WelcomeFrame
+  | RegistrationAckFrame
+  | PongFrame
+  | AgentRequestFrame
+  | MethodNotFoundFrame
+  | InvalidMessageFrame;
 
 function now(): string {
   return new Date().toISOString();
@@ -244,6 +269,14 @@ export function methodNotFoundFrame(id: string | number | null, method: string):
       code: ERRORS.METHOD_NOT_FOUND.code,
       message: `Method not found: ${method.slice(0, 100)}; the hub takes no calls`,
     },
+  };
+}
+
+export function invalidMessageFrame(reason: string, type: string | undefined): InvalidMessageFrame {
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: ERRORS.INVALID_REQUEST.code, message: reason, data: { type: type ?? null } },
   };
 }
 

@@ -25,6 +25,7 @@ import {
   NO_SECRET_REASON,
   type AgentLink,
 } from '../../src/hub/agentRegistry.js';
+import { READY_BEFORE_REGISTER } from '../../src/hub/agentConnection.js';
 import { EvaluationLog } from '../../src/hub/evaluationLog.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -292,6 +293,74 @@ describe('registration', () => {
     agent.send({ type: 'ping', timestamp: new Date().toISOString() });
     const pong = await agent.next((m) => m.type === 'pong', 'pong');
     expect(Number.isNaN(Date.parse(String(pong.timestamp)))).toBe(false);
+  });
+
+  it('answers a malformed ready of a registered agent (-32600, id null), keeps it connected and not ready', async () => {
+    const agent = await TestAgent.connect();
+    expect(await agent.register()).toMatchObject({ status: 'accepted' });
+    agent.send({ type: 'ready', timestamp: 5 });
+    const answer = await agent.next(
+      (m) => m.jsonrpc === '2.0' && m.id === null,
+      'the malformed ready’s error',
+    );
+    expect(answer).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringMatching(/^Malformed ready message: .*timestamp/) as unknown,
+        data: { type: 'ready' },
+      },
+    });
+    expect(agent.ws.readyState).toBe(WebSocket.OPEN);
+    expect((await listAgents()).find((a) => a.clientId === agent.clientId)?.status).toBe('connected');
+
+    // A well-formed ready afterwards is taken, and answered by nothing: frames are answered in order,
+    // so an error for it would arrive before the pong of the ping sent after it.
+    agent.ready();
+    agent.send({ type: 'ping', timestamp: new Date().toISOString() });
+    await agent.next((m) => m.type === 'pong', 'pong');
+    expect(agent.received.filter((m) => 'error' in m)).toHaveLength(1);
+    await waitFor(
+      async () => (await listAgents()).some((a) => a.clientId === agent.clientId && a.status === 'ready'),
+      10_000,
+      'status ready after a well-formed ready',
+    );
+  });
+
+  it('answers a ready before register (-32600) and still accepts the register that follows', async () => {
+    const agent = await TestAgent.connect();
+    agent.ready();
+    const answer = await agent.next((m) => m.id === null && 'error' in m, 'the early ready’s error');
+    expect(answer).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: READY_BEFORE_REGISTER, data: { type: 'ready' } },
+    });
+    expect(await agent.register()).toMatchObject({ status: 'accepted', clientId: agent.clientId });
+  });
+
+  it('after registration other malformed messages are answered too; a malformed JSON-RPC response is not', async () => {
+    const agent = await TestAgent.connect();
+    expect(await agent.register()).toMatchObject({ status: 'accepted' });
+    agent.send({ type: 'status', progress: 2 });
+    const status = await agent.next((m) => m.id === null && 'error' in m, 'the malformed status’s error');
+    expect(status).toMatchObject({ error: { code: -32600, data: { type: 'status' } } });
+    agent.ws.send('hello, hub');
+    const notJson = await agent.next((m) => m.id === null && 'error' in m, 'the non-JSON frame’s error');
+    expect(notJson).toMatchObject({
+      error: { code: -32600, message: /not valid JSON/, data: { type: null } },
+    });
+    agent.ws.send(Buffer.from('{"type":"ready"}'), { binary: true });
+    const binary = await agent.next((m) => m.id === null && 'error' in m, 'the binary frame’s error');
+    expect(binary).toMatchObject({ error: { code: -32600, message: /binary frames/, data: { type: null } } });
+
+    // Negative: a JSON-RPC response (an id of an object is no valid one) is never answered.
+    agent.send({ jsonrpc: '2.0', id: { x: 1 }, result: 1 });
+    agent.send({ type: 'ping', timestamp: new Date().toISOString() });
+    await agent.next((m) => m.type === 'pong', 'pong');
+    expect(agent.received.filter((m) => 'error' in m)).toHaveLength(3);
+    expect(agent.ws.readyState).toBe(WebSocket.OPEN);
   });
 
   it('refuses a handshake with a browser Origin (403) unless AGENT_ALLOWED_ORIGINS lists it', async () => {
