@@ -12,19 +12,30 @@ export const BARRIER_TIMEOUT_MS = 500;
 
 /** One CDP session per page, opened at its first use (or by prepareBarrier), closed with the page. */
 const sessions = new WeakMap<Page, Promise<CDPSession | undefined>>();
+/** Windows each page has started to open (Page.windowOpen: window.open, a target=_blank link, a form). */
+const opens = new WeakMap<Page, number>();
+
+async function open(page: Page): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on('Page.windowOpen', () => opens.set(page, (opens.get(page) ?? 0) + 1));
+  await cdp.send('Page.enable');
+  return cdp;
+}
 
 function sessionOf(page: Page): Promise<CDPSession | undefined> {
   let cdp = sessions.get(page);
   if (cdp === undefined) {
     // A page that closed meanwhile, or a browser that refuses CDP: the round trip is skipped, and
     // the settle looks at the events that have arrived, as it would without it.
-    cdp = page
-      .context()
-      .newCDPSession(page)
-      .catch(() => undefined);
+    cdp = open(page).catch(() => undefined);
     sessions.set(page, cdp);
   }
   return cdp;
+}
+
+/** How many windows the page has started to open since its CDP session opened. */
+export function windowOpens(page: Page): number {
+  return opens.get(page) ?? 0;
 }
 
 /** Opens the page's CDP session ahead of its first action (in the background). */

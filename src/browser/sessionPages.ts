@@ -198,8 +198,22 @@ export class SessionPages {
     });
   }
 
+  /**
+   * Popups dealt with so far: opened as a page of the session (its `page` event pushed), or closed
+   * over the cap. An action that opened a window waits for this to move (defineActionMethod).
+   */
+  get popupsHandled(): number {
+    return this.handled;
+  }
+
+  private handled = 0;
+
   private onPopup(page: Page): void {
-    if (this.own.has(page) || page.isClosed()) return;
+    if (this.own.has(page)) return;
+    if (page.isClosed()) {
+      this.handled++;
+      return;
+    }
     this.host.popup(page.url());
     if (this.pages.size - 1 >= MAX_POPUPS_PER_SESSION) {
       this.host.note(
@@ -208,6 +222,7 @@ export class SessionPages {
       );
       // Closing a page the browser is still opening may fail: it is then gone anyway.
       page.close({ runBeforeUnload: false }).catch(() => undefined);
+      this.handled++;
       return;
     }
     const added = this.add(page, undefined);
@@ -224,6 +239,7 @@ export class SessionPages {
         url: capUrl(page.url()),
         ...(id === undefined ? {} : { opener: id }),
       });
+      this.handled++;
     });
   }
 }

@@ -5,6 +5,7 @@
 // plus with observe: true the snapshot diff since the last snapshot.
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { settleAround } from '../browser/actionSettle.js';
+import { windowOpens } from '../browser/browserBarrier.js';
 import type { Session } from '../browser/session.js';
 import type { SessionEvent } from '../browser/sessionEvents.js';
 import type { MethodSpec } from '../rpc/defineMethod.js';
@@ -15,6 +16,21 @@ import { withTargetErrors } from './targetFailure.js';
 
 /** A report lists at most this many events of one kind, then says how many more there were. */
 export const MAX_REPORTED_EVENTS = 10;
+/**
+ * The most an action waits for a window it opened to become a page of the session: Playwright
+ * reports a popup once it is set up (~10-100 ms); a window the browser never opens is not waited for
+ * longer than this.
+ */
+const MAX_POPUP_WAIT_MS = 1000;
+/** How often that wait looks. */
+const POPUP_POLL_MS = 10;
+
+/** Resolves once `done()` holds, or after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, POPUP_POLL_MS));
+}
+
 /** A console error's text in a report is cut here (logs.pull has the whole message). */
 const MAX_REPORTED_TEXT = 500;
 
@@ -91,11 +107,14 @@ export async function actAndReport<T extends object>(
   const { config } = ctx.services;
   const mark = session.events.mark();
   const downloads = session.downloads.mark();
+  const page = session.page;
+  const opening = windowOpens(page);
+  const popups = session.pages.popupsHandled;
   const before = session.page.url();
   const settleEnds = () => Date.now() + config.actionSettleMs;
   let deadline = Number.POSITIVE_INFINITY;
   const settled = await settleAround(
-    session.page,
+    page,
     async () => {
       const result = await work();
       deadline = settleEnds();
@@ -105,6 +124,13 @@ export async function actAndReport<T extends object>(
   );
   // A download the action started is reported once it ended (saved or refused), within the settle.
   await session.downloads.settledSince(downloads, deadline - Date.now());
+  // A window it opened (a popup, a target=_blank link) is reported once it is a page of the session.
+  const opened = windowOpens(page) - opening;
+  if (opened > 0)
+    await until(
+      () => session.pages.popupsHandled - popups >= opened,
+      Math.min(deadline - Date.now(), MAX_POPUP_WAIT_MS),
+    );
   const { events, dropped } = session.events.since(mark);
   const url = session.page.url();
   return {

@@ -77,7 +77,10 @@ describe('pages.list and pages.select', () => {
     expect(await s.list()).toEqual([
       { page_id: 'p1', url: `${suite.fixture.url}/opener`, title: 'Opener', active: true },
     ]);
-    await s.call('page.click', { selector: '#blank' });
+    // The click answers once the new tab is a page of the session, and reports it.
+    expect(await s.call('page.click', { selector: '#blank' })).toMatchObject({
+      pages: [{ page_id: 'p2', url: `${suite.fixture.url}/pages-target?from=blank`, opener: 'p1' }],
+    });
     const pages = await s.pages(2);
     expect(pages[1]).toMatchObject({
       page_id: 'p2',
@@ -120,7 +123,7 @@ describe('pages.list and pages.select', () => {
 
   it('window.open pages get the next ids, never reused after a close', async () => {
     const s = await open();
-    await s.call('page.click', { selector: '#open' });
+    expect(await s.call('page.click', { selector: '#open' })).toMatchObject({ pages: [{ page_id: 'p2' }] });
     await s.pages(2);
     expect(await s.call('pages.close', { page_id: 'p2' })).toEqual({ closed: 'p2', active: 'p1' });
     expect((await s.list()).map((p) => p.page_id)).toEqual(['p1']);
