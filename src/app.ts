@@ -8,6 +8,7 @@ import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/ra
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
 import { mcpRouter } from './mcp/mcpRoute.js';
+import type { ToolAvailability } from './mcp/toolAvailability.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RpcDispatcher } from './rpc/dispatch.js';
@@ -19,6 +20,8 @@ export interface AppDeps {
   browser: BrowserHost;
   metrics: Metrics;
   logger: Logger;
+  /** Which optional MCP tools can work here (tabs_* need CDP_URL, agents_* a connected agent). */
+  mcpTools?: ToolAvailability;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -50,6 +53,7 @@ export function createApp(deps: AppDeps): Express {
       batchMax: config.batchMax,
       logger: deps.logger,
       countBatch,
+      availability: deps.mcpTools,
     }),
   );
   app.use(

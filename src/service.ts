@@ -220,7 +220,8 @@ export async function startService(
       });
     },
   });
-  const app = createApp({ config, dispatcher, browser, metrics, logger });
+  const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
+  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {
     allowedOrigins: config.agentAllowedOrigins,

@@ -17,18 +17,33 @@ import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
 import { requiredParams } from '../rpc/openrpc.js';
+import { withBudgetDefaults } from './resultBudget.js';
+import { ALL_TOOLS, NOT_TOOLS, isListed, type ToolAvailability } from './toolAvailability.js';
+import { outputSchemaOf, toolResult } from './toolOutput.js';
+import { withProgress } from './toolProgress.js';
+import { toolText } from './toolTexts.js';
 
 /** Where MCP clients connect (Streamable HTTP, stateless). */
 export const MCP_PATH = '/mcp';
 /** The server name and version MCP clients see in `initialize`. */
 const SERVER_INFO = { name: 'playwright-jsonrpc', version: '0.1.0' };
+/** What a model reads once, at initialize: how the tools fit together. */
+const MCP_INSTRUCTIONS =
+  'A headless browser. Call session_create first and pass the session_id it returns to every other ' +
+  'tool. Open a page with page_goto; read it with page_text, or with page_snapshot when you need ' +
+  'element refs (e12) to act on with page_click, page_fill and page_press; see what went wrong with ' +
+  'logs_pull and network_pull. Long answers come in parts: call again with the cursor they return. ' +
+  'Call session_close when done.';
 
 /** MCP tool names allow `[A-Za-z0-9_-]` everywhere clients check them: `page.goto` is `page_goto`. */
 export function toolName(method: string): string {
   return method.replace(/\./g, '_');
 }
 
-/** The MCP tool of a method: its params schema as the input schema, read-only as a hint. */
+/**
+ * The MCP tool of a method: its params schema as the input schema, a description written for a
+ * model (toolTexts.ts), its result schema as the output schema, read-only as a hint.
+ */
 export function toolOf(def: MethodInfo): Tool {
   // TypeBox marks schemas with symbol keys; the tool gets plain JSON Schema.
   const inputSchema = JSON.parse(JSON.stringify(def.params)) as Tool['inputSchema'];
@@ -37,31 +52,23 @@ export function toolOf(def: MethodInfo): Tool {
   return {
     name: toolName(def.name),
     title: def.name,
-    description: def.description === undefined ? def.summary : `${def.summary}. ${def.description}`,
+    description: toolText(def.name, def.summary),
     inputSchema,
+    outputSchema: outputSchemaOf(def),
     annotations: { readOnlyHint: def.readOnly, openWorldHint: true },
   };
 }
 
-/** A method's result as tool content: a screenshot as an image, anything else as compact JSON. */
-function toolResult(method: string, result: unknown): CallToolResult {
-  if (
-    method === 'screenshot' &&
-    typeof result === 'object' &&
-    result !== null &&
-    'base64' in result &&
-    typeof result.base64 === 'string'
-  ) {
-    const { base64, ...rest } = result as { base64: string } & Record<string, unknown>;
-    const mimeType = typeof rest.mime === 'string' ? rest.mime : 'image/png';
-    return {
-      content: [
-        { type: 'image', data: base64, mimeType },
-        { type: 'text', text: JSON.stringify(rest) },
-      ],
-    };
-  }
-  return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
+/** Whether a POSTed MCP body holds a call that asked for progress (its answer then needs a stream). */
+function wantsProgress(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    if (typeof m !== 'object' || m === null || !('params' in m)) return false;
+    const { params } = m;
+    if (typeof params !== 'object' || params === null || !('_meta' in params)) return false;
+    const { _meta } = params;
+    return typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta;
+  });
 }
 
 /**
@@ -73,40 +80,59 @@ function toolResult(method: string, result: unknown): CallToolResult {
  */
 export function mcpRouter(
   dispatcher: RpcDispatcher,
-  options: { bodyLimit: string; batchMax: number; logger: Logger; countBatch: RequestHandler },
+  options: {
+    bodyLimit: string;
+    batchMax: number;
+    logger: Logger;
+    countBatch: RequestHandler;
+    /** Which optional tools can work here (toolAvailability.ts); without it every tool is listed. */
+    availability?: ToolAvailability;
+  },
 ): Router {
-  const tools = dispatcher.methods().map(toolOf);
-  const methodOf = new Map(dispatcher.methods().map((def) => [toolName(def.name), def.name]));
+  const availability = options.availability ?? ALL_TOOLS;
+  const defs = dispatcher.methods().filter((def) => !NOT_TOOLS.has(def.name));
+  const tools = defs.map((def) => ({ method: def.name, tool: toolOf(def) }));
+  const defOf = new Map(defs.map((def) => [toolName(def.name), def]));
   const router = express.Router();
 
   const serverFor = (requestId: string, origin: string, principal: Principal): Server => {
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {} },
-      instructions:
-        'A shared headless Chromium. Call session_create, then page_goto, page_text, page_click, ' +
-        'logs_pull and network_pull with the session_id it returns; session_close when done.',
+      // listChanged: false, because stateless /mcp has no stream to push tools/list_changed on.
+      capabilities: { tools: { listChanged: false } },
+      instructions: MCP_INSTRUCTIONS,
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: tools.filter((t) => isListed(t.method, availability)).map((t) => t.tool),
+    }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const method = methodOf.get(request.params.name);
-      if (method === undefined) {
+      const def = defOf.get(request.params.name);
+      if (def === undefined) {
         throw new McpError(
           ErrorCode.InvalidParams,
           `Unknown tool: ${request.params.name.slice(0, 100)}. tools/list names every tool.`,
         );
       }
       const log = options.logger.child({ requestId, transport: 'mcp', principal: principal.id });
+      const args = withBudgetDefaults(def.name, request.params.arguments ?? {});
       try {
-        const result = await dispatcher.call(method, request.params.arguments ?? {}, {
-          requestId,
-          origin,
+        const result = await withProgress(
+          request.params._meta?.progressToken,
+          request.params.name,
+          extra.sendNotification,
           log,
-          principal,
-          // Aborted when this request's connection closes (the transport closes with it). Stateless,
-          // so a notifications/cancelled arrives on another POST and does not reach this call.
-          signal: extra.signal,
-        });
-        return toolResult(method, result);
+          () =>
+            dispatcher.call(def.name, args, {
+              requestId,
+              origin,
+              log,
+              principal,
+              // Aborted when this request's connection closes (the transport closes with it).
+              // Stateless, so a notifications/cancelled arrives on another POST and does not reach
+              // this call.
+              signal: extra.signal,
+            }),
+        );
+        return toolResult(def, result);
       } catch (error) {
         const failure = errorResponse(
           null,
@@ -142,7 +168,9 @@ export function mcpRouter(
     const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`, principalOf(res));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      // One JSON answer, unless a call asked for progress: then an SSE stream carries the
+      // notifications/progress before the answer (the only stream stateless MCP has).
+      enableJsonResponse: !wantsProgress(req.body),
     });
     res.on('close', () => {
       void transport.close().catch((error: unknown) => options.logger.debug({ err: error }, 'mcp close'));
