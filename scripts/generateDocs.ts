@@ -2,7 +2,7 @@
 // the reference pages docs/methods.md, docs/errors.md and docs/configuration.md. The page renderers
 // are pure functions of the plain data passed in; only the imports below reach into src/.
 import { format, resolveConfig } from 'prettier';
-import { CONFIG_GROUPS, CONFIG_KEYS } from '../src/configKeys.js';
+import { CONFIG_GROUP_NOTES, CONFIG_GROUPS, CONFIG_KEYS } from '../src/configKeys.js';
 import { allMethods } from '../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../src/errors/catalogue.js';
 import { openRpcDocument } from '../src/service.js';
@@ -270,7 +270,11 @@ export function renderErrorsDoc(errors: ErrorCatalogue, descriptions: ErrorDescr
 }
 
 /** docs/configuration.md: every configuration key with its default, grouped by section. */
-export function renderConfigDoc(keys: ConfigTable, groups: ConfigGroups): string {
+export function renderConfigDoc(
+  keys: ConfigTable,
+  groups: ConfigGroups,
+  notes: Readonly<Partial<Record<string, readonly string[]>>> = {},
+): string {
   const out = [
     generatedBanner('the configuration table (src/config.ts)'),
     '',
@@ -300,6 +304,7 @@ export function renderConfigDoc(keys: ConfigTable, groups: ConfigGroups): string
           `| ${code(name)} | ${entry.default === '' ? '(unset)' : codeCell(entry.default)} | ${cell(entry.description)} |`,
       ),
       '',
+      ...(notes[group] ?? []).flatMap((paragraph) => [paragraph, '']),
     );
   }
   return `${out.join('\n').trimEnd()}\n`;
@@ -318,7 +323,7 @@ export async function renderDocPages(): Promise<Record<string, string>> {
     'docs/methods.md': await formatMarkdown(renderMethodsDoc(allMethods), 'docs/methods.md'),
     'docs/errors.md': await formatMarkdown(renderErrorsDoc(ERRORS, ERROR_DESCRIPTIONS), 'docs/errors.md'),
     'docs/configuration.md': await formatMarkdown(
-      renderConfigDoc(CONFIG_KEYS, CONFIG_GROUPS),
+      renderConfigDoc(CONFIG_KEYS, CONFIG_GROUPS, CONFIG_GROUP_NOTES),
       'docs/configuration.md',
     ),
   };

@@ -4,10 +4,11 @@ import type { BrowserHost } from './browser/browserHost.js';
 import type { Config } from './config.js';
 import { healthRouter } from './http/health.js';
 import { requireAllowedHost } from './http/hostCheck.js';
+import { noOAuthRouter } from './http/noOAuth.js';
 import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
-import { mcpRouter } from './mcp/mcpRoute.js';
+import { MCP_PATH, mcpRouter } from './mcp/mcpRoute.js';
 import type { ToolAvailability } from './mcp/toolAvailability.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -41,7 +42,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(healthRouter(deps.browser));
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
-  app.use(requireKeyWithinLimits(limits, config.adminApiKey));
+  // Before the key check: OAuth discovery gets 404, not a 401 that would send MCP clients to sign in.
+  app.use(noOAuthRouter());
+  app.use(
+    requireKeyWithinLimits(limits, {
+      adminKey: config.adminApiKey,
+      logger: deps.logger,
+      forbiddenOnKeyProblem: [MCP_PATH],
+    }),
+  );
   // Each member of a batch (on /rpc and /mcp) costs its key one use, once the body is read.
   const countBatch = countBatchMembers(limits, config.batchMax);
   app.get('/metrics', async (_req, res) => {

@@ -15,6 +15,23 @@ export const CONFIG_GROUPS = {
 
 export type ConfigGroup = keyof typeof CONFIG_GROUPS;
 
+/** Paragraphs docs/configuration.md prints under a section's table (generated with it). */
+export const CONFIG_GROUP_NOTES: Partial<Record<ConfigGroup, readonly string[]>> = {
+  http: [
+    '`RATE_LIMIT_MAX` is sized for agents. A fast agent loop (`page.click`, `page.fill` and ' +
+      '`page.text` on the fixture app, one call after the other over HTTP, no pause) made 546, 359 ' +
+      'and 407 calls a minute in three runs on 2026-11-24, on a 2-core machine at a load average of ' +
+      '9 to 21. The benchmark times the same calls at a load of 2 to 4 (bench/RESULTS.md: click 56 ms, ' +
+      'fill 84 ms, text 7 ms at p50), which puts that loop near 1,200 calls a minute on a quiet ' +
+      'machine. The default of 3,000 a minute per key is 2.5 times that. Give each agent its own key: ' +
+      'agents that share a key share its budget. The old default of 120 stopped such a loop after ' +
+      '9.4 s.',
+    'Past the limit the answer is HTTP 429 with `Retry-After` in seconds and `data.retryAfterMs`. ' +
+      'Both give the time until the window ends, when the caller is admitted again; the seconds are ' +
+      'rounded up. The request\'s JSON-RPC `id` is kept (see security.md, "The 429 answer").',
+  ],
+};
+
 /**
  * Every key a caller may set, as env var names (the YAML file uses the same names): its default,
  * what it does in one line, and its section of docs/configuration.md (generated from this table).
@@ -78,12 +95,16 @@ export const CONFIG_KEYS = {
       'The pool refills only after no call ran for this long: creating a context costs Chromium CPU that would otherwise slow the calls in progress.',
   },
   RATE_LIMIT_MAX: {
-    default: '120',
+    default: '3000',
     group: 'http',
     description:
-      'Calls per window per key (each member of a batch counts, as does every WebSocket message), and requests without a valid key per IP (HTTP 429 past it).',
+      'Calls per window per API key (each member of a batch counts, as does every WebSocket message), and requests without a valid key per client address (HTTP 429 past it, Retry-After = data.retryAfterMs). The default is over twice what a fast agent loop makes (see below).',
   },
-  RATE_LIMIT_WINDOW_MS: { default: '60000', group: 'http', description: 'Rate-limit window.' },
+  RATE_LIMIT_WINDOW_MS: {
+    default: '60000',
+    group: 'http',
+    description: 'Rate-limit window: a caller past RATE_LIMIT_MAX is admitted again when its window ends.',
+  },
   BODY_LIMIT: {
     default: '512kb',
     group: 'http',

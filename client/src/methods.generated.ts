@@ -2415,7 +2415,7 @@ export const RPC_ERROR_CODES = {
   ACTION_FAILED: -32000,
   /** An operation or an agent evaluation ran past its timeout. */
   TIMEOUT: -32001,
-  /** An agent secret key is wrong (HTTP callers without a valid API key get HTTP 401). */
+  /** An agent secret key is wrong; or, before JSON-RPC, a request without a valid API key (HTTP 401, and 403 on /mcp). */
   UNAUTHORIZED: -32002,
   /** MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry. */
   LIMIT_REACHED: -32003,

@@ -34,7 +34,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   ACTION_FAILED:
     'The browser could not do it: the selector matched nothing, the element was not actionable, the navigation failed.',
   TIMEOUT: 'An operation or an agent evaluation ran past its timeout.',
-  UNAUTHORIZED: 'An agent secret key is wrong (HTTP callers without a valid API key get HTTP 401).',
+  UNAUTHORIZED:
+    'An agent secret key is wrong; or, before JSON-RPC, a request without a valid API key (HTTP 401, and 403 on /mcp).',
   LIMIT_REACHED:
     'MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry.',
   UNKNOWN_TOOL: 'The agent does not offer the requested tool.',

@@ -13,8 +13,16 @@ import { principalOf } from './auth.js';
 import { jsonBodyErrors } from './bodyErrors.js';
 
 /**
- * POST /rpc: JSON in, JSON-RPC out. Only application/json is accepted, so a web page cannot post
- * JSON-RPC here cross-origin without a CORS preflight (text/plain and form bodies get 415).
+ * The media types a JSON-RPC body may be sent as: JSON, and the JSON-RPC types stock clients send
+ * (jsonrpclib: application/json-rpc; the JSON-RPC 1.1 draft: application/jsonrequest).
+ */
+export const RPC_MEDIA_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
+
+/**
+ * POST /rpc: JSON in, JSON-RPC out. Only RPC_MEDIA_TYPES are accepted. None is CORS-safelisted
+ * (those are text/plain, application/x-www-form-urlencoded and multipart/form-data), so a web page
+ * cannot post JSON-RPC here cross-origin without a CORS preflight, which the service never
+ * answers; text/plain and form bodies get 415.
  */
 export function rpcRouter(
   dispatcher: RpcDispatcher,
@@ -24,14 +32,14 @@ export function rpcRouter(
   router.post(
     '/rpc',
     (req: Request, res: Response, next: NextFunction) => {
-      if (!req.is('application/json')) {
+      if (!req.is(RPC_MEDIA_TYPES)) {
         res
           .status(415)
           .json(
             errorResponse(
               null,
               'INVALID_REQUEST',
-              'Unsupported content type: send Content-Type: application/json',
+              `Unsupported content type: send Content-Type: ${RPC_MEDIA_TYPES.join(', ')}`,
             ),
           );
         return;
@@ -40,6 +48,7 @@ export function rpcRouter(
     },
     express.json({
       limit: options.bodyLimit,
+      type: RPC_MEDIA_TYPES,
       strict: false,
       // body-parser reads an empty body as {}; it is not JSON, so it is a parse error (-32700).
       verify: (_req, _res, buf) => {

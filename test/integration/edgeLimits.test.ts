@@ -5,6 +5,7 @@
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { KEY_REFUSAL_LOG_MAX } from '../../src/http/keyRefusalLog.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 const KEY_A = 'edge-key-a-0123456789';
@@ -40,6 +41,16 @@ afterAll(async () => service?.close());
 interface Reply {
   status: number;
   body: unknown;
+  retryAfter?: string;
+}
+
+/** Retry-After (seconds) is data.retryAfterMs rounded up: the two say the same time. */
+function retryAfterAgrees(reply: Reply): boolean {
+  const bodies = Array.isArray(reply.body) ? reply.body : [reply.body];
+  return bodies.every((body) => {
+    const ms = (body as { error?: { data?: { retryAfterMs?: unknown } } }).error?.data?.retryAfterMs;
+    return typeof ms === 'number' && reply.retryAfter === String(Math.ceil(ms / 1000));
+  });
 }
 
 /** One request from a chosen loopback source address, with exactly the headers given. */
@@ -71,9 +82,11 @@ function request(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
+          const retryAfter = res.headers['retry-after'];
           resolve({
             status: res.statusCode ?? 0,
             body: text === '' ? undefined : (JSON.parse(text) as unknown),
+            ...(retryAfter === undefined ? {} : { retryAfter }),
           });
         });
       },
@@ -195,13 +208,17 @@ describe('a batch counts once per member', () => {
     // Three of five are spent: a batch of three does not fit, and none of its calls runs.
     const over = await postRpc('127.0.0.21', KEY_D, batch(3, 'b'));
     expect(over.status).toBe(429);
-    expect(over.body).toMatchObject({
-      id: null,
-      error: {
-        code: -32003,
-        data: { limit: 'RATE_LIMIT_MAX per key', calls: 3, retryAfterMs: expect.any(Number) as unknown },
-      },
-    });
+    // Answered as the batch would have been, every call refused by its id.
+    const refused = {
+      code: -32003,
+      data: { limit: 'RATE_LIMIT_MAX per key', calls: 3, retryAfterMs: expect.any(Number) as unknown },
+    };
+    expect(over.body).toMatchObject([
+      { id: 'b0', error: refused },
+      { id: 'b1', error: refused },
+      { id: 'b2', error: refused },
+    ]);
+    expect(retryAfterAgrees(over)).toBe(true);
     // The refused batch cost one use (the request itself); one call is still left.
     expect((await postRpc('127.0.0.21', KEY_D, call())).status).toBe(200);
     expect((await postRpc('127.0.0.21', KEY_D, call())).status).toBe(429);
@@ -220,7 +237,11 @@ describe('a batch counts once per member', () => {
     expect((await mcp(tools(4))).status).toBe(200);
     const over = await mcp(tools(2));
     expect(over.status).toBe(429);
-    expect(over.body).toMatchObject({ error: { code: -32003, data: { limit: 'RATE_LIMIT_MAX per key' } } });
+    const refused = { error: { code: -32003, data: { limit: 'RATE_LIMIT_MAX per key' } } };
+    expect(over.body).toMatchObject([
+      { id: 0, ...refused },
+      { id: 1, ...refused },
+    ]);
   });
 });
 
@@ -246,5 +267,86 @@ describe('open /rpc sockets per key and per address', () => {
     opened(await openSocket('127.0.0.41', KEY_D));
     expect(await openSocket('127.0.0.41', KEY_E)).toBe(429);
     opened(await openSocket('127.0.0.42', KEY_E));
+  });
+});
+
+describe('the 429 answer', () => {
+  it('keeps the id of the refused request, and Retry-After agrees with data.retryAfterMs', async () => {
+    for (let i = 0; i < LIMIT; i++) expect((await postRpc('127.0.0.51', undefined, call())).status).toBe(401);
+    const over = await postRpc('127.0.0.51', undefined, call('keep-me'));
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ id: 'keep-me', error: { code: -32003 } });
+    expect(retryAfterAgrees(over)).toBe(true);
+    // A body past what a refusal reads for its id is answered with id null, still a 429.
+    const big = { ...call('too-big'), params: { pad: 'x'.repeat(70 * 1024) } };
+    const bigOver = await postRpc('127.0.0.51', undefined, big);
+    expect(bigOver.status).toBe(429);
+    expect(bigOver.body).toMatchObject({ id: null, error: { code: -32003 } });
+    // Not JSON: id null as for a parse error.
+    const junk = await request('127.0.0.51', '/rpc', {}, '{"id": "half');
+    expect(junk.status).toBe(429);
+    expect(junk.body).toMatchObject({ id: null });
+  });
+
+  it('one key past its budget does not limit another key from the same address', async () => {
+    for (let i = 0; i < LIMIT; i++) expect((await postRpc('127.0.0.52', KEY_F, call())).status).toBe(200);
+    const over = await postRpc('127.0.0.52', KEY_F, call(42));
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ id: 42, error: { data: { limit: 'RATE_LIMIT_MAX per key' } } });
+    expect(retryAfterAgrees(over)).toBe(true);
+    expect((await postRpc('127.0.0.52', KEY_C, call())).status).toBe(200);
+  });
+
+  it('logs refused keys (reason, path, address, never the key), at most KEY_REFUSAL_LOG_MAX a window', async () => {
+    const secret = 'edge-wrong-key-that-must-not-be-logged';
+    for (let i = 0; i < KEY_REFUSAL_LOG_MAX + 10; i++) await postRpc('127.0.0.53', secret, call());
+    const lines = service.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.includes('request refused'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(KEY_REFUSAL_LOG_MAX);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ reason: 'missing', path: '/rpc', address: '127.0.0.11', status: 401 }),
+    );
+    expect(service.logs.join('')).not.toContain(secret);
+    expect(service.logs.join('')).not.toContain('wrong-key');
+  });
+});
+
+describe('retry time', () => {
+  const WINDOW_MS = 3_000;
+  let short: TestService;
+  beforeAll(async () => {
+    short = await startTestService({
+      API_KEY: KEY_A,
+      RATE_LIMIT_MAX: '2',
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+    });
+  });
+  afterAll(async () => short?.close());
+
+  it('a caller that waits data.retryAfterMs is admitted again', async () => {
+    const post = async (): Promise<Reply> => {
+      const res = await fetch(`${short.url}/rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY_A },
+        body: JSON.stringify(call('again')),
+      });
+      const retryAfter = res.headers.get('retry-after');
+      return { status: res.status, body: await res.json(), ...(retryAfter === null ? {} : { retryAfter }) };
+    };
+    let over: Reply | undefined;
+    for (let i = 0; i < 5 && over === undefined; i++) {
+      const reply = await post();
+      if (reply.status === 429) over = reply;
+    }
+    if (over === undefined) throw new Error('never refused');
+    expect(retryAfterAgrees(over)).toBe(true);
+    const ms = (over.body as { error: { data: { retryAfterMs: number } } }).error.data.retryAfterMs;
+    expect(ms).toBeGreaterThan(0);
+    expect(ms).toBeLessThanOrEqual(WINDOW_MS);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    expect((await post()).status).toBe(200);
   });
 });

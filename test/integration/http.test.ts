@@ -57,7 +57,9 @@ function postRpc(headers: Record<string, string>, body = LIST, path = '/rpc', on
 }
 
 const UNAUTHORIZED_ERROR: unknown = expect.objectContaining({ code: -32002 });
-const unauthorized = { jsonrpc: '2.0', id: null, error: UNAUTHORIZED_ERROR };
+// A refused request keeps its JSON-RPC id (LIST's is 1); a GET has none.
+const unauthorized = { jsonrpc: '2.0', id: 1, error: UNAUTHORIZED_ERROR };
+const unauthorizedGet = { jsonrpc: '2.0', id: null, error: UNAUTHORIZED_ERROR };
 const ANY_NUMBER: unknown = expect.any(Number);
 
 describe('API key', () => {
@@ -124,7 +126,7 @@ describe('health, readiness and metrics', () => {
   it('/metrics needs the key', async () => {
     const without = await raw('/metrics');
     expect(without.status).toBe(401);
-    expect(without.json).toEqual(unauthorized);
+    expect(without.json).toEqual(unauthorizedGet);
     expect(without.text).not.toContain('rpc_requests_total');
   });
 
@@ -183,9 +185,10 @@ describe('rate limit (RATE_LIMIT_MAX=5)', () => {
     expect(statuses[0]).toBe(200);
     expect(rejected).toBeDefined();
     expect(statuses.length).toBeLessThanOrEqual(6);
+    // The refused request's id is kept (LIST has id 1).
     expect(rejected?.json).toMatchObject({
       jsonrpc: '2.0',
-      id: null,
+      id: 1,
       error: { code: -32003, data: { retryAfterMs: ANY_NUMBER } },
     });
     // Limited before authentication: key guessing is throttled too.

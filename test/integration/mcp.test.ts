@@ -181,7 +181,8 @@ describe('MCP /mcp', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
-    expect(bare.status).toBe(401);
+    // 403, not 401: MCP clients answer a 401 with an OAuth sign-in (mcpClients.test.ts).
+    expect(bare.status).toBe(403);
     const get = await fetch(`${suite.service.url}/mcp`, { headers: { 'x-api-key': TEST_API_KEY } });
     expect(get.status).toBe(405);
   });

@@ -43,7 +43,7 @@ describe('loadConfig defaults', () => {
       apiKeys: [],
       sessionTtlMs: 120_000,
       maxSessions: 8,
-      rateLimitMax: 120,
+      rateLimitMax: 3000,
       rateLimitWindowMs: 60_000,
       bodyLimit: '512kb',
       batchMax: 50,
