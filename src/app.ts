@@ -14,6 +14,7 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RpcDispatcher } from './rpc/dispatch.js';
 import { errorResponse } from './rpc/jsonRpc.js';
+import type { OpenRpcDocument } from './rpc/openrpc.js';
 
 export interface AppDeps {
   config: Config;
@@ -23,6 +24,8 @@ export interface AppDeps {
   logger: Logger;
   /** Which optional MCP tools can work here (tabs_* need CDP_URL, agents_* a connected agent). */
   mcpTools?: ToolAvailability;
+  /** The OpenRPC document, served on GET /openrpc.json (the same as rpc.discover answers). */
+  openrpc: OpenRpcDocument;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -53,6 +56,10 @@ export function createApp(deps: AppDeps): Express {
   );
   // Each member of a batch (on /rpc and /mcp) costs its key one use, once the body is read.
   const countBatch = countBatchMembers(limits, config.batchMax);
+  // Behind the key like rpc.discover, which answers the same document (docs/security.md).
+  app.get('/openrpc.json', (_req, res) => {
+    res.json(deps.openrpc);
+  });
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
@@ -84,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
         'GET /healthz',
         'GET /readyz',
         'GET /metrics',
+        'GET /openrpc.json',
       ],
     });
   });

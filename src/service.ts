@@ -16,6 +16,7 @@ import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
 import { UpgradeRouter } from './ws/upgradeRouter.js';
 import { HOST_REFUSED, hostAllowed } from './http/hostCheck.js';
 import { RPC_SOCKET_PATH, RpcSocketEndpoint } from './http/rpcSocket.js';
+import { methodExamples } from './methods/methodExamples.js';
 import { allMethods } from './methods/index.js';
 import type { Services } from './methods/services.js';
 import { mapError } from './errors/mapError.js';
@@ -78,7 +79,7 @@ export interface RunningService {
 
 /** The OpenRPC document of the method table; the same for every instance, so built once. */
 export function openRpcDocument(): OpenRpcDocument {
-  return buildOpenRpc(allMethods, VERSION);
+  return buildOpenRpc(allMethods, VERSION, methodExamples);
 }
 
 /**
@@ -221,7 +222,7 @@ export async function startService(
     },
   });
   const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
-  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools });
+  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools, openrpc });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {
     allowedOrigins: config.agentAllowedOrigins,

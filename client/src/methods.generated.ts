@@ -394,7 +394,7 @@ export interface PageWaitForParams {
   text?: string;
   /** Wait until this text is no longer visible. */
   textGone?: string;
-  /** Wait until the page URL matches: a glob (**\/done?id=*), or /a regular expression/flags. */
+  /** Wait until the page URL matches: a glob (e.g. http://localhost:8080/done?id=*, where ** also spans slashes), or /a regular expression/flags. */
   url?: string;
   /** With idleFor: how long to pause (default 1000, at most 60000). */
   ms?: number;

@@ -92,7 +92,7 @@ export const pageWaitFor = defineSessionMethod({
         minLength: 1,
         maxLength: 8192,
         description:
-          'Wait until the page URL matches: a glob (**/done?id=*), or /a regular expression/flags.',
+          'Wait until the page URL matches: a glob (e.g. http://localhost:8080/done?id=*, where ** also spans slashes), or /a regular expression/flags.',
       }),
     ),
     ms: Type.Integer({

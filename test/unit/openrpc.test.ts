@@ -19,6 +19,9 @@ import {
 import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/configKeys.js';
 import { allMethods } from '../../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../../src/errors/catalogue.js';
+import { methodExamples } from '../../src/methods/methodExamples.js';
+import { DEFAULT_SERVER } from '../../src/rpc/openrpc.js';
+import { titledSchema, typeName } from '../../src/rpc/schemaTitles.js';
 import { openRpcDocument } from '../../src/service.js';
 
 const root = new URL('../../', import.meta.url);
@@ -94,6 +97,102 @@ describe('OpenRPC document', () => {
           ref.$ref.replace('#/components/errors/', ''),
         );
       }
+    }
+  });
+});
+
+/** Every schema object in a schema, with its path (properties, items, unions, maps). */
+function schemasIn(schema: unknown, path: string): { path: string; schema: Record<string, unknown> }[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
+  const s = schema as Record<string, unknown>;
+  const out = [{ path, schema: s }];
+  const children = (value: unknown, at: string) => {
+    if (Array.isArray(value)) value.forEach((v, i) => out.push(...schemasIn(v, `${at}[${i}]`)));
+    else if (typeof value === 'object' && value !== null)
+      for (const [k, v] of Object.entries(value)) out.push(...schemasIn(v, `${at}.${k}`));
+  };
+  children(s.properties, `${path}.properties`);
+  children(s.patternProperties, `${path}.patternProperties`);
+  for (const key of ['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf']) {
+    const value = s[key];
+    if (Array.isArray(value)) children(value, `${path}.${key}`);
+    else out.push(...schemasIn(value, `${path}.${key}`));
+  }
+  return out;
+}
+
+describe('OpenRPC document for code generators', () => {
+  it('every schema has a title that is an identifier (generators name their types after it)', () => {
+    const untitled: string[] = [];
+    for (const method of doc.methods) {
+      const all = [
+        ...method.params.flatMap((p) => schemasIn(p.schema, `${method.name}(${p.name})`)),
+        ...schemasIn(method.result.schema, `${method.name} result`),
+      ];
+      for (const { path, schema } of all)
+        if (typeof schema.title !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(schema.title))
+          untitled.push(path);
+    }
+    expect(untitled).toEqual([]);
+  });
+
+  it('titles are made from the method, the param and the path', () => {
+    const goto = doc.methods.find((m) => m.name === 'page.goto');
+    expect(goto?.params.find((p) => p.name === 'waitUntil')?.schema).toMatchObject({
+      title: 'PageGotoWaitUntil',
+      anyOf: [{ title: 'PageGotoWaitUntilLoad' }, { title: 'PageGotoWaitUntilDomcontentloaded' }, {}, {}],
+    });
+    expect(goto?.result.schema).toMatchObject({ title: 'PageGotoResult' });
+    expect(typeName('session_id')).toBe('SessionId');
+    expect(typeName('2d')).toBe('T2d');
+    expect(titledSchema({ title: 'Kept', type: 'string' }, 'Other')).toEqual({
+      title: 'Kept',
+      type: 'string',
+    });
+    expect(titledSchema({ type: 'array', items: { type: 'string' } }, 'List')).toEqual({
+      title: 'List',
+      type: 'array',
+      items: { title: 'ListItem', type: 'string' },
+    });
+  });
+
+  it('required params come first (generators make them positional arguments in this order)', () => {
+    for (const method of doc.methods) {
+      const flags = method.params.map((p) => p.required);
+      expect(flags, method.name).toEqual([...flags].sort((a, b) => Number(b) - Number(a)));
+    }
+  });
+
+  it("no description or summary holds '*/' (generators copy them into /** */ comments)", () => {
+    const text = JSON.stringify(doc.methods, (key, value: unknown) =>
+      key === 'pattern' ? undefined : value,
+    );
+    const found = [...text.matchAll(/"(?:description|summary)":"((?:[^"\\]|\\.)*)"/g)]
+      .map((m) => m[1] ?? '')
+      .filter((t) => t.includes('*/'));
+    expect(found).toEqual([]);
+  });
+
+  it('names the default server, with host and port as variables', () => {
+    expect(doc.servers).toEqual([DEFAULT_SERVER]);
+    const server = doc.servers[0];
+    const url = server?.url
+      .replace('{host}', server.variables.host?.default ?? '')
+      .replace('{port}', server.variables.port?.default ?? '');
+    expect(url).toBe('http://127.0.0.1:3337/rpc');
+  });
+
+  it('every method carries its examples as OpenRPC example pairings', () => {
+    for (const method of doc.methods) {
+      const examples = methodExamples[method.name] ?? [];
+      expect(method.examples.length, method.name).toBeGreaterThan(0);
+      expect(method.examples.length, method.name).toBe(examples.length);
+      method.examples.forEach((pairing, i) => {
+        const example = examples[i];
+        expect(pairing.name).toBe(example?.name);
+        expect(Object.fromEntries(pairing.params.map((p) => [p.name, p.value]))).toEqual(example?.params);
+        expect(pairing.result.value).toEqual(example?.result);
+      });
     }
   });
 });
