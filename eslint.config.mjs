@@ -199,7 +199,7 @@ const noTypeCycle = {
 const tsExtensions = ['.ts', '.tsx', '.mts', '.cts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'logs/**'] },
+  { ignores: ['dist/**', 'client/dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'logs/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -857,8 +857,9 @@ async function cli(): Promise<void> {
   }
   // The service runs as `npm start` runs it: from the build of the working tree as it is now.
   options.serviceEntry = 'built';
-  if (!options.quiet) process.stdout.write('building the service (tsc -p tsconfig.build.json) …\n');
-  execFileSync(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  if (!options.quiet)
+    process.stdout.write('building the service (tsc -b tsconfig.build.json, as npm start does) …\n');
+  execFileSync(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const controller = new AbortController();
   const systems: BenchSystem[] = [];
   let interrupted = false;

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../observability/logger.js';
+import { BrowserNotFoundError, startService } from '../service.js';
+import { watchParent } from './parentWatch.js';
+
+/** Exit codes a supervisor can act on. */
+const EXIT_CONFIG = 2;
+const EXIT_NO_BROWSER = 3;
+const EXIT_START_FAILED = 1;
+
+export interface ServeOptions {
+  /**
+   * Stop (the same graceful path as SIGTERM) when the process that started this one goes away.
+   * On for `npm start` and `playwright-jsonrpc serve`, where the parent is npm, npx or a shell whose
+   * death should end the service; off for `node dist/src/main.js`, which a supervisor (systemd,
+   * Docker's init, pm2) or a deliberate `nohup … &` runs, where outliving the shell is the point.
+   */
+  exitWithParent: boolean;
+}
+
+/** Loads the configuration, starts the service, and stops it on SIGTERM, SIGINT or (opt-in) orphaning. */
+export async function serve(options: ServeOptions): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(EXIT_CONFIG);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  if (config.apiKeys.length === 0) {
+    // Never run open: make a key, print it once on stderr (not through the logger), and warn.
+    const key = randomBytes(24).toString('base64url');
+    config.apiKeys = [key];
+    process.stderr.write(
+      `\nNo API_KEY set: generated one for this run. Send it as the x-api-key header:\n\n  API_KEY=${key}\n\n`,
+    );
+    logger.warn('API_KEY was not set; a random key was generated for this run (printed once on stderr)');
+  }
+  if (config.agentSecret === undefined) {
+    // Same for the agent hub: without a secret any local process could register as an agent and be
+    // routed callers' evaluations (model api_keys included).
+    const secret = randomBytes(24).toString('base64url');
+    config.agentSecret = secret;
+    process.stderr.write(
+      `\nNo AGENT_SECRET set: generated one for this run. Agents send it as secretKey in register:\n\n  AGENT_SECRET=${secret}\n\n`,
+    );
+    logger.warn(
+      'AGENT_SECRET was not set; a random agent secret was generated for this run (printed once on stderr)',
+    );
+  }
+  if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
+    logger.warn(
+      { host: config.host },
+      'binding beyond loopback: the service is reachable from other machines; keep the API key secret',
+    );
+  }
+
+  let running;
+  try {
+    running = await startService(config, logger);
+  } catch (error) {
+    if (error instanceof BrowserNotFoundError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(EXIT_NO_BROWSER);
+    }
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(EXIT_START_FAILED);
+  }
+  logger.info({ url: running.url }, `playwright-jsonrpc listening on ${running.url}`);
+
+  let stopping = false;
+  let stopWatching = (): void => undefined;
+  const shutdown = (reason: string): void => {
+    if (stopping) return;
+    stopping = true;
+    stopWatching();
+    logger.info({ signal: reason }, 'shutting down: closing sessions and the browser');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  if (options.exitWithParent) {
+    stopWatching = watchParent((formerParent) => {
+      logger.warn({ formerParent }, 'the process that started the service exited; stopping');
+      shutdown('parent-exit');
+    });
+  }
+}
