@@ -1,7 +1,6 @@
 // Linux /proc helpers: the process tree, Chromium roots, PSS, free ports, and stopping what we started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 
 export interface ProcInfo {
   pid: number;
@@ -141,18 +140,7 @@ export function treeMemory(roots: number[]): TreeMemory {
   return { pssKiB, privateKiB, processes };
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (bind port 0, read it, release it). */
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
-    });
-  });
-}
+export { freePort } from '../../test/helpers/ports.js';
 
 /** A spawned process with the tail of its output kept for error messages. */
 export interface Spawned {

@@ -3,26 +3,14 @@
 // { url, action_taken, text_excerpt, console_errors, network_errors, next_step }.
 //   npx tsx client/examples/debugPage.ts      (SERVICE_URL, API_KEY, FIXTURE_URL)
 import { createClient, RpcClientError, type RpcClient } from '../src/index.js';
+import type { NetworkError, SubagentReport } from '../agent/subagentReport.js';
 import { apiKey, fixtureUrl, serviceUrl } from './env.js';
 
 /** The seed asks for the first 1–2 KB of the page text. */
 const TEXT_EXCERPT_CHARS = 2000;
 
-interface NetworkError {
-  url: string;
-  method: string;
-  status: number | null;
-  failure?: string;
-}
-
-interface DebugReport {
-  url: string;
-  action_taken: string;
-  text_excerpt: string;
-  console_errors: string[];
-  network_errors: NetworkError[];
-  next_step: string;
-}
+/** The seed's output object (the Claude subagent contract builds the same one). */
+type DebugReport = SubagentReport;
 
 function explain(error: unknown): string {
   if (error instanceof RpcClientError) return `${error.errorName ?? error.code}: ${error.message}`;

@@ -1,11 +1,11 @@
 // The real entry point as a child process: start-up messages and exit codes, the generated key,
 // and a graceful SIGTERM that leaves no Chromium process behind.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { descendants, processes } from '../helpers/procfs.js';
 import { waitFor } from '../helpers/testService.js';
+import { freePort } from '../helpers/ports.js';
 
 const children: ChildProcess[] = [];
 
@@ -13,15 +13,6 @@ afterEach(() => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function start(env: Record<string, string>): {
   child: ChildProcess;

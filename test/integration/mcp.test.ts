@@ -2,7 +2,6 @@
 // through the same dispatcher as /rpc, against the real service, Chromium and the fixture app.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +12,7 @@ import { MCP_RESULT_BUDGET_CHARS } from '../../src/mcp/resultBudget.js';
 import { TOOL_TEXTS } from '../../src/mcp/toolTexts.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY, startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { freePort } from '../helpers/ports.js';
 
 /** Bound on connecting and on each tool call. */
 const MCP_TIMEOUT_MS = 30_000;
@@ -73,16 +73,6 @@ function expectValidOutput(tool: Tool | undefined, result: CallToolResult): Reco
   // The text part is the same JSON, for clients that read only content.
   expect(json(result)).toEqual(structured);
   return structured ?? {};
-}
-
-/** A loopback port nobody listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** The JSON text of a tool result (first text part). */

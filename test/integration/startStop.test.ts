@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cmdline } from '../../bench/lib/proc.js';
 import { descendants, processes } from '../helpers/procfs.js';
 import { waitFor } from '../helpers/testService.js';
+import { freePort } from '../helpers/ports.js';
 
 /** Up to ready: npm start may run a full tsc build first (a fresh clone has no dist/). */
 const READY_TIMEOUT_MS = 240_000;
@@ -27,15 +28,6 @@ afterEach(() => {
     }
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** True when the port can be bound again on loopback (the service let it go). */
 async function portFree(port: number): Promise<boolean> {
