@@ -205,12 +205,18 @@ describe.skipIf(busy.length > 0)('docs snippets run as written', () => {
   beforeAll(async () => {
     await mkdir(tmpDir, { recursive: true });
     await installCurlShim();
-    // The package's own name resolves to the client's source, so the docs' import runs unbuilt.
+    // The client package's names (its own, and the service package's ./client export) resolve to
+    // the client's source, so the docs' imports run unbuilt.
     await writeFile(
       path.join(tmpDir, 'tsconfig.json'),
       JSON.stringify({
         extends: '../tsconfig.json',
-        compilerOptions: { paths: { 'playwright-jsonrpc/client': ['../client/src/index.ts'] } },
+        compilerOptions: {
+          paths: {
+            'playwright-jsonrpc-client': ['../client/src/index.ts'],
+            'playwright-jsonrpc/client': ['../client/src/index.ts'],
+          },
+        },
       }),
     );
     fixture = await startFixtureServer({ port: FIXTURE_PORT });
