@@ -169,6 +169,36 @@ describe('tabs.* over CDP_URL', () => {
     await service.call('session.close', { session_id });
   });
 
+  it("an attached tab's cookies and storage stay the user's: every state method is refused and nothing changes", async () => {
+    const tabId = await openTab(`${fixture.url}/state/login`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    const before = await service.call<{ result: string }>('page.evaluate', {
+      session_id,
+      expression: 'document.cookie',
+    });
+    expect(before.result).toContain('theme=');
+    const refused: [string, Record<string, unknown>][] = [
+      ['cookies.get', {}],
+      ['cookies.set', { cookies: [{ name: 'theme', value: 'stolen', url: fixture.url }] }],
+      ['cookies.clear', {}],
+      ['session.storageState', {}],
+      ['session.setStorageState', { storageState: { cookies: [], origins: [] } }],
+      ['session.addInitScript', { script: 'window.__injected = 1' }],
+    ];
+    for (const [method, params] of refused) {
+      const reply = await service.rpc(method, { session_id, ...params });
+      expect(reply.error?.code, method).toBe(-32602);
+      expect(reply.error?.message, method).toContain('not available on an attached tab');
+    }
+    await service.call('page.reload', { session_id });
+    const after = await service.call<{ result: string }>('page.evaluate', {
+      session_id,
+      expression: '[document.cookie, String(window.__injected)]',
+    });
+    expect(after.result).toEqual([before.result, 'undefined']);
+    await service.call('session.close', { session_id });
+  });
+
   it('tabs.open holds the allow-list from the first request: a page reaching for the decoy on load gets nothing', async () => {
     const tabId = await openTab(`${fixture.url}/leaks?target=${encodeURIComponent(decoy.url)}`);
     const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
