@@ -326,8 +326,13 @@ export class Session implements NavigationTarget {
       return;
     }
     const old = on.page;
+    // The size the caller chose (session.create's viewport, page.setViewport) outlives the page.
+    const size = old.viewportSize();
     const fresh = await withDeadline(
-      this.pages.openOwn(),
+      this.pages.openOwn().then(async (page) => {
+        if (size !== null) await page.setViewportSize(size);
+        return page;
+      }),
       REPLACE_PAGE_TIMEOUT_MS,
       () => new Error('opening a fresh page timed out'),
     );

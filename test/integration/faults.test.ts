@@ -14,13 +14,14 @@ async function metric(name: string): Promise<number> {
 }
 
 describe('faults', () => {
-  it('a renderer crash is reported and the session recovers with a fresh page', async () => {
+  it('a renderer crash is reported and the session recovers with a fresh page of the size it had', async () => {
     const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {});
     await suite.service.call('page.goto', {
       session_id,
       url: `${suite.fixture.url}/static`,
       waitUntil: 'load',
     });
+    await suite.service.call('page.setViewport', { session_id, width: 500, height: 400 });
     const renderers = chromiumTree().filter((p) => p.cmdline.includes('--type=renderer'));
     expect(renderers.length).toBeGreaterThan(0);
     for (const r of renderers) process.kill(r.pid, 'SIGKILL');
@@ -42,6 +43,11 @@ describe('faults', () => {
       waitUntil: 'load',
     });
     expect(nav.title).toBe('Static');
+    const size = await suite.service.call<{ result: number[] }>('page.evaluate', {
+      session_id,
+      expression: '[innerWidth, innerHeight]',
+    });
+    expect(size.result).toEqual([500, 400]);
     await suite.service.call('session.close', { session_id });
   });
 
