@@ -200,18 +200,42 @@ export class SessionPages {
 
   /**
    * Popups dealt with so far: opened as a page of the session (its `page` event pushed), or closed
-   * over the cap. An action that opened a window waits for this to move (defineActionMethod).
+   * over the cap. An action that opened a window waits for it with whenHandled (defineActionMethod).
    */
   get popupsHandled(): number {
     return this.handled;
   }
 
   private handled = 0;
+  /** Actions waiting for the count to reach a number (a Set: each is removed when it resolves). */
+  private readonly handledWaiters = new Set<{ target: number; resolve: () => void }>();
+
+  /** Resolves once `target` popups have been dealt with, or after `ms`, whichever comes first. */
+  whenHandled(target: number, ms: number): Promise<void> {
+    if (this.handled >= target || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        target,
+        resolve: () => {
+          clearTimeout(timer);
+          this.handledWaiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.resolve, ms);
+      this.handledWaiters.add(waiter);
+    });
+  }
+
+  private countHandled(): void {
+    this.handled++;
+    for (const waiter of this.handledWaiters) if (this.handled >= waiter.target) waiter.resolve();
+  }
 
   private onPopup(page: Page): void {
     if (this.own.has(page)) return;
     if (page.isClosed()) {
-      this.handled++;
+      this.countHandled();
       return;
     }
     this.host.popup(page.url());
@@ -222,7 +246,7 @@ export class SessionPages {
       );
       // Closing a page the browser is still opening may fail: it is then gone anyway.
       page.close({ runBeforeUnload: false }).catch(() => undefined);
-      this.handled++;
+      this.countHandled();
       return;
     }
     const added = this.add(page, undefined);
@@ -239,7 +263,7 @@ export class SessionPages {
         url: capUrl(page.url()),
         ...(id === undefined ? {} : { opener: id }),
       });
-      this.handled++;
+      this.countHandled();
     });
   }
 }

@@ -22,15 +22,6 @@ export const MAX_REPORTED_EVENTS = 10;
  * longer than this.
  */
 const MAX_POPUP_WAIT_MS = 1000;
-/** How often that wait looks. */
-const POPUP_POLL_MS = 10;
-
-/** Resolves once `done()` holds, or after `ms`. */
-async function until(done: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, POPUP_POLL_MS));
-}
-
 /** A console error's text in a report is cut here (logs.pull has the whole message). */
 const MAX_REPORTED_TEXT = 500;
 
@@ -127,10 +118,7 @@ export async function actAndReport<T extends object>(
   // A window it opened (a popup, a target=_blank link) is reported once it is a page of the session.
   const opened = windowOpens(page) - opening;
   if (opened > 0)
-    await until(
-      () => session.pages.popupsHandled - popups >= opened,
-      Math.min(deadline - Date.now(), MAX_POPUP_WAIT_MS),
-    );
+    await session.pages.whenHandled(popups + opened, Math.min(deadline - Date.now(), MAX_POPUP_WAIT_MS));
   const { events, dropped } = session.events.since(mark);
   const url = session.page.url();
   return {
