@@ -63,7 +63,7 @@ export interface SessionCreateParams {
   };
   /** What prefers-color-scheme matches. */
   colorScheme?: 'light' | 'dark' | 'no-preference';
-  /** Permissions granted to every origin. Not grantable: camera, microphone, midi (devices of the service host), clipboard-read and clipboard-write (one clipboard is shared by every session of the browser). */
+  /** Permissions granted to every origin. clipboard-read and clipboard-write apply to the session's own clipboard, not the browser's (which every session shares). Not grantable: camera, microphone, midi (devices of the service host). */
   permissions?: Array<
     | 'accelerometer'
     | 'ambient-light-sensor'
@@ -75,6 +75,8 @@ export interface SessionCreateParams {
     | 'payment-handler'
     | 'screen-wake-lock'
     | 'storage-access'
+    | 'clipboard-read'
+    | 'clipboard-write'
   >;
   /** How the session answers alert, confirm, prompt and beforeunload dialogs. */
   dialogs?: {

@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
+import { installClipboard } from './sessionClipboard.js';
 
 /** Context defaults: 1280×800, no service workers (routing cannot see through them). */
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
@@ -75,6 +76,7 @@ async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrid
   });
   try {
     await context.addInitScript(PAGE_GUARD_SCRIPT);
+    await installClipboard(context);
     return { context, page: await context.newPage() };
   } catch (error) {
     await context.close().catch(() => undefined);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { evaluateInPage } from '../browser/pageEvaluate.js';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
+import { checkButton, pressOrPaste } from './clipboardInput.js';
 import { defineActionMethod } from './defineActionMethod.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import {
@@ -140,6 +141,7 @@ export const pageClick = defineActionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
+    checkButton('page.click', session, params.button);
     await (
       await session.target(params.selector, params.ref)
     ).click({
@@ -187,7 +189,13 @@ export const pagePress = defineActionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
-    await (await session.target(params.selector, params.ref)).press(params.key, { timeout: params.timeout });
+    const target = await session.target(params.selector, params.ref);
+    await pressOrPaste(
+      session,
+      params.key,
+      () => target.press(params.key, { timeout: params.timeout }),
+      () => target.focus({ timeout: params.timeout }),
+    );
     return { ok: true };
   },
 });

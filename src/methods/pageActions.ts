@@ -3,6 +3,7 @@
 // the element a selector or snapshot ref names, never an event synthesised in the page.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors/serviceError.js';
+import { checkButton, checkTyping } from './clipboardInput.js';
 import { defineActionMethod } from './defineActionMethod.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import {
@@ -61,6 +62,7 @@ export const pageDblclick = defineActionMethod({
   errors: [...ACTION_ERRORS],
   readOnly: false,
   async handler(params, { session }) {
+    checkButton('page.dblclick', session, params.button);
     await (
       await session.target(params.selector, params.ref)
     ).dblclick({ button: params.button, modifiers: params.modifiers, timeout: params.timeout });
@@ -197,6 +199,7 @@ export const pageType = defineActionMethod({
   errors: [...ACTION_ERRORS],
   readOnly: false,
   async handler(params, { session }) {
+    checkTyping('page.type', session, params.text);
     await (
       await session.target(params.selector, params.ref)
     ).pressSequentially(params.text, { delay: params.delay, timeout: params.timeout });

@@ -10,6 +10,8 @@ import { ServiceError } from '../errors/serviceError.js';
 import { defineActionMethod } from './defineActionMethod.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { KEY_NAMES, keyProblem, suggestKey } from './keyNames.js';
+import { checkButton, checkTyping, pressOrPaste } from './clipboardInput.js';
+import { noteKey } from '../browser/sessionClipboard.js';
 import {
   ACTION_TIMEOUT_MS,
   DEFAULT_DRAG_STEPS,
@@ -121,6 +123,7 @@ export const pageKeyboard = defineActionMethod({
         return { ok: true };
       }
       const chars = [...text];
+      checkTyping(method, session, text);
       if (chars.length > MAX_TYPE_CHARS)
         throw refuse(
           method,
@@ -156,7 +159,11 @@ export const pageKeyboard = defineActionMethod({
     if (action === 'press') {
       const problem = keyProblem(key);
       if (problem !== undefined) throw refuse(method, '/key', problem);
-      await within(keyboard.press(key, { delay }), timeout, what);
+      await within(
+        pressOrPaste(session, key, () => keyboard.press(key, { delay })),
+        timeout,
+        what,
+      );
       return { ok: true };
     }
     if (delay !== undefined) throw refuse(method, '/delay', `${action} takes no delay`);
@@ -170,7 +177,14 @@ export const pageKeyboard = defineActionMethod({
           : `unknown key "${key}"${meant !== undefined ? `: did you mean "${meant}"?` : ''}`,
       );
     }
-    await within(action === 'down' ? keyboard.down(key) : keyboard.up(key), timeout, what);
+    if (action === 'down')
+      await within(
+        pressOrPaste(session, key, () => keyboard.down(key)),
+        timeout,
+        what,
+      );
+    else await within(keyboard.up(key), timeout, what);
+    noteKey(session.page, action, key);
     return { ok: true };
   },
 });
@@ -236,6 +250,7 @@ export const pageMouse = defineActionMethod({
     if (wheel && action !== 'wheel') throw refuse(method, '/', 'deltaX and deltaY are for the wheel action');
     if (!wheel && action === 'wheel') throw refuse(method, '/', 'wheel needs deltaX, deltaY or both');
     if (point !== undefined) checkPoint(method, session.page, point.x, point.y);
+    if (action !== 'move' && action !== 'wheel') checkButton(method, session, button);
     const act = async () => {
       if (point !== undefined && (action !== 'click' || steps !== undefined))
         await mouse.move(point.x, point.y, { steps });

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
+import { clipboardOf } from '../browser/sessionClipboard.js';
 import { emulationOverrides, EmulationParams } from './sessionEmulation.js';
 import { completeStorageState, StorageStateInputSchema } from './storageSchemas.js';
 
@@ -88,6 +89,9 @@ export const sessionCreate = defineMethod({
     );
     // Before any call can reach the session: its page is still blank, no dialog can have opened.
     if (params.dialogs !== undefined) session.dialogs.setPolicy(params.dialogs);
+    const clipboard = clipboardOf(session.context);
+    if (clipboard !== undefined)
+      clipboard.readAllowed = params.permissions?.includes('clipboard-read') ?? false;
     return { session_id: session.id };
   },
 });

@@ -9,9 +9,7 @@ import { ServiceError } from '../errors/serviceError.js';
 /**
  * The permissions a session may be granted. Left out on purpose: camera, microphone, midi and
  * midi-sysex (devices of the machine the service runs on), local-network-access, local-fonts (the
- * host's fonts), and clipboard-read / clipboard-write: the clipboard is one per browser process, so
- * every session of the shared browser would read what another session copied (seen here: a page of
- * one context read the text a page of another context wrote).
+ * host's fonts). The clipboard ones are the session's own clipboard (CLIPBOARD_PERMISSIONS).
  */
 export const GRANTABLE_PERMISSIONS = [
   'accelerometer',
@@ -25,6 +23,17 @@ export const GRANTABLE_PERMISSIONS = [
   'screen-wake-lock',
   'storage-access',
 ] as const;
+
+/**
+ * Granted on the session's own clipboard (browser/sessionClipboard.ts), never on the browser's: the
+ * browser has one clipboard for every session, so a page granted clipboard-read there would read
+ * what another caller's page copied (seen here: a page of one context read the text a page of
+ * another context wrote). clipboard-read lets navigator.clipboard.readText answer; writes are always
+ * kept in the session's clipboard.
+ */
+export const CLIPBOARD_PERMISSIONS = ['clipboard-read', 'clipboard-write'] as const;
+
+const PERMISSIONS = [...GRANTABLE_PERMISSIONS, ...CLIPBOARD_PERMISSIONS];
 
 /** Device names suggested when one is not known. */
 const MAX_DEVICE_SUGGESTIONS = 5;
@@ -67,11 +76,11 @@ export const EmulationParams = {
     }),
   ),
   permissions: Type.Optional(
-    Type.Array(Type.Union(GRANTABLE_PERMISSIONS.map((p) => Type.Literal(p))), {
-      maxItems: GRANTABLE_PERMISSIONS.length,
+    Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
+      maxItems: PERMISSIONS.length,
       uniqueItems: true,
       description:
-        'Permissions granted to every origin. Not grantable: camera, microphone, midi (devices of the service host), clipboard-read and clipboard-write (one clipboard is shared by every session of the browser).',
+        "Permissions granted to every origin. clipboard-read and clipboard-write apply to the session's own clipboard, not the browser's (which every session shares). Not grantable: camera, microphone, midi (devices of the service host).",
     }),
   ),
 };
@@ -112,6 +121,12 @@ function knownTimeZone(zone: string): boolean {
   }
 }
 
+/** The permissions granted by the browser: the clipboard ones are the session's own. */
+function browserPermissions(asked: readonly string[] | undefined): string[] | undefined {
+  const granted = asked?.filter((p) => !(CLIPBOARD_PERMISSIONS as readonly string[]).includes(p));
+  return granted === undefined || granted.length === 0 ? undefined : granted;
+}
+
 /** The context options for the emulation params; viewport and userAgent given beside a device win. */
 export function emulationOverrides(
   params: Emulation,
@@ -130,7 +145,7 @@ export function emulationOverrides(
     timezoneId: params.timezoneId,
     geolocation: params.geolocation,
     colorScheme: params.colorScheme,
-    permissions: params.permissions,
+    permissions: browserPermissions(params.permissions),
   };
   return overrides;
 }
