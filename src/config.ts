@@ -57,6 +57,11 @@ export interface Config {
   maxDownloadBytes: number;
   maxSessionDownloadBytes: number;
   maxSessionDownloads: number;
+  /** MAX_PDF_BYTES, MAX_TRACE_INLINE_BYTES, MAX_SESSION_TRACE_BYTES, MAX_FAILURE_TRACES: page.pdf and trace.*. */
+  maxPdfBytes: number;
+  maxTraceInlineBytes: number;
+  maxSessionTraceBytes: number;
+  maxFailureTraces: number;
   /** MAX_UPLOAD_BYTES, resolved: the configured value, or the decoded size BODY_LIMIT lets through. */
   maxUploadBytes: number;
   maxScreenshotBytes: number;
@@ -307,6 +312,10 @@ export function loadConfig(env: Source = process.env): Config {
     maxDownloadBytes: int('MAX_DOWNLOAD_BYTES', get('MAX_DOWNLOAD_BYTES'), 1),
     maxSessionDownloadBytes: int('MAX_SESSION_DOWNLOAD_BYTES', get('MAX_SESSION_DOWNLOAD_BYTES'), 1),
     maxSessionDownloads: int('MAX_SESSION_DOWNLOADS', get('MAX_SESSION_DOWNLOADS'), 0, 100_000),
+    maxPdfBytes: int('MAX_PDF_BYTES', get('MAX_PDF_BYTES'), 1),
+    maxTraceInlineBytes: int('MAX_TRACE_INLINE_BYTES', get('MAX_TRACE_INLINE_BYTES'), 0, 64 * 1024 * 1024),
+    maxSessionTraceBytes: int('MAX_SESSION_TRACE_BYTES', get('MAX_SESSION_TRACE_BYTES'), 1),
+    maxFailureTraces: int('MAX_FAILURE_TRACES', get('MAX_FAILURE_TRACES'), 1, 1000),
     maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),

@@ -237,6 +237,29 @@ export const CONFIG_KEYS = {
     description:
       'Downloads one session may start; past it a new one is cancelled and listed as refused (20 of them; later ones are only cancelled).',
   },
+  MAX_PDF_BYTES: {
+    default: '20971520',
+    group: 'sessions',
+    description:
+      'The largest PDF page.pdf answers (20 MiB): a larger one is refused with LIMIT_REACHED (print fewer pageRanges).',
+  },
+  MAX_TRACE_INLINE_BYTES: {
+    default: '5242880',
+    group: 'sessions',
+    description:
+      "A trace zip up to this size (5 MiB) comes inline in trace.stop's answer as base64; a larger one is read with trace.get. At most 64 MiB (an answer is held in memory whole).",
+  },
+  MAX_SESSION_TRACE_BYTES: {
+    default: '209715200',
+    group: 'sessions',
+    description:
+      "What one session's kept traces may add up to (200 MiB); a trace that would pass it is deleted and refused with LIMIT_REACHED. Deleted when the session ends.",
+  },
+  MAX_FAILURE_TRACES: {
+    default: '5',
+    group: 'sessions',
+    description: 'Traces of failed calls a session with traceOnFailure keeps; past it the oldest is deleted.',
+  },
   MAX_UPLOAD_BYTES: {
     default: '',
     group: 'pages',

@@ -93,6 +93,8 @@ export interface SessionCreateParams {
     /** In manual mode, how long a dialog waits for dialog.handle before the rules answer it (30000 until set). */
     pendingTimeoutMs?: number;
   };
+  /** Record a Playwright trace of each call; a call that fails keeps its trace (trace_id in the error's data, read with trace.get), one that succeeds discards it. At most MAX_FAILURE_TRACES kept, oldest deleted. Costs time on every call; not with trace.start. */
+  traceOnFailure?: boolean;
   /** Not supported: every request goes through the service egress proxy that enforces the allow-list. Any value is refused. */
   proxy?: unknown;
 }
@@ -1936,6 +1938,109 @@ export interface DownloadsGetResult {
   mime: string | null;
 }
 
+/** Params of page.pdf: Print the active page to PDF (headless Chromium), with its page count. */
+export interface PagePdfParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Paper format (default Letter); give width and height instead for another size. */
+  format?: 'Letter' | 'Legal' | 'Tabloid' | 'Ledger' | 'A0' | 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6';
+  /** Paper width: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+  width?: string;
+  /** Paper height: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+  height?: string;
+  /** Landscape orientation (default false). */
+  landscape?: boolean;
+  /** Print background colours and images (default false). */
+  printBackground?: boolean;
+  /** Scale of the rendering, 0.1 to 2 (default 1). */
+  scale?: number;
+  /** Pages to print, 1-based: "1-3, 5". Default all. */
+  pageRanges?: string;
+  /** Paper margins (default none). */
+  margin?: {
+    /** Top margin: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+    top?: string;
+    /** Right margin: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+    right?: string;
+    /** Bottom margin: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+    bottom?: string;
+    /** Left margin: 8.5in, 210mm, 2cm, 800px or 800 (px). */
+    left?: string;
+  };
+  /** Milliseconds to wait for the PDF (default 30000). */
+  timeout?: number;
+}
+
+/** Result of page.pdf. */
+export interface PagePdfResult {
+  /** The PDF, base64-encoded. */
+  base64: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** Its number of pages. */
+  pages: number;
+}
+
+/** Params of trace.start: Start recording a Playwright trace of the session (actions, DOM snapshots, screenshots, network). */
+export interface TraceStartParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Record a screencast of the pages (default true). */
+  screenshots?: boolean;
+  /** Record DOM snapshots before and after each action (default true). */
+  snapshots?: boolean;
+  /** The trace's title in the trace viewer. */
+  title?: string;
+}
+
+/** Result of trace.start. */
+export interface TraceStartResult {
+  /** True: the trace is recording. */
+  ok: boolean;
+}
+
+/** Params of trace.stop: Stop the trace and keep it as a zip for the trace viewer: inline when small, else read with trace.get. */
+export interface TraceStopParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+}
+
+/** Result of trace.stop. */
+export interface TraceStopResult {
+  /** The kept trace (t1, t2 …), for trace.get. */
+  trace_id: string;
+  /** The size of the zip. */
+  bytes: number;
+  /** The zip, base64-encoded, when it is at most MAX_TRACE_INLINE_BYTES. */
+  base64?: string;
+}
+
+/** Params of trace.get: Read a kept trace zip as base64, in slices of at most 5 MiB (offset and nextOffset page on). */
+export interface TraceGetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The trace, as trace.stop or a failed call's error data names it (t1, t2 …). */
+  trace_id: string;
+  /** Where to start reading, in bytes (default 0; a previous answer's nextOffset). */
+  offset?: number;
+  /** Bytes to read at most (default and ceiling 5242880). */
+  maxBytes?: number;
+}
+
+/** Result of trace.get. */
+export interface TraceGetResult {
+  /** The bytes read, base64-encoded. */
+  base64: string;
+  /** How many bytes were read. */
+  bytes: number;
+  /** Where they start in the file. */
+  offset: number;
+  /** The size of the whole file. */
+  size: number;
+  /** Where the next slice starts; absent once the end is read. */
+  nextOffset?: number;
+}
+
 /** Params of find.byRole: Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press. */
 export interface FindByRoleParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -2299,6 +2404,10 @@ export interface RpcMethods {
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
   'downloads.list': { params: DownloadsListParams; result: DownloadsListResult; paramsOptional: false };
   'downloads.get': { params: DownloadsGetParams; result: DownloadsGetResult; paramsOptional: false };
+  'page.pdf': { params: PagePdfParams; result: PagePdfResult; paramsOptional: false };
+  'trace.start': { params: TraceStartParams; result: TraceStartResult; paramsOptional: false };
+  'trace.stop': { params: TraceStopParams; result: TraceStopResult; paramsOptional: false };
+  'trace.get': { params: TraceGetParams; result: TraceGetResult; paramsOptional: false };
   'find.byRole': { params: FindByRoleParams; result: FindByRoleResult; paramsOptional: false };
   'find.byText': { params: FindByTextParams; result: FindByTextResult; paramsOptional: false };
   'axe.run': { params: AxeRunParams; result: AxeRunResult; paramsOptional: false };
@@ -2367,6 +2476,10 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'screenshot',
   'downloads.list',
   'downloads.get',
+  'page.pdf',
+  'trace.start',
+  'trace.stop',
+  'trace.get',
   'find.byRole',
   'find.byText',
   'axe.run',
@@ -2393,6 +2506,8 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'screenshot',
   'downloads.list',
   'downloads.get',
+  'page.pdf',
+  'trace.get',
   'find.byRole',
   'find.byText',
   'axe.run',
@@ -2623,6 +2738,17 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   ],
   'downloads.list': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
   'downloads.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'ACTION_FAILED', 'DIALOG_PENDING'],
+  'page.pdf': [
+    'SESSION_NOT_FOUND',
+    'LIMIT_REACHED',
+    'TIMEOUT',
+    'INVALID_PARAMS',
+    'ACTION_FAILED',
+    'DIALOG_PENDING',
+  ],
+  'trace.start': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'trace.stop': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'trace.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'DIALOG_PENDING'],
   'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
@@ -2951,6 +3077,15 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, INVALID_PARAMS, STALE_REF, DIALOG_PENDING.
      */
     snapshot: (params: PageSnapshotParams, options?: CallOptions) => Promise<PageSnapshotResult>;
+    /**
+     * Print the active page to PDF (headless Chromium), with its page count.
+     *
+     * Uses the print stylesheet (CSS @media print and page breaks). The PDF comes as base64; past MAX_PDF_BYTES the call fails with LIMIT_REACHED (print fewer pageRanges).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, TIMEOUT, INVALID_PARAMS, ACTION_FAILED, DIALOG_PENDING.
+     */
+    pdf: (params: PagePdfParams, options?: CallOptions) => Promise<PagePdfResult>;
   };
   pages: {
     /**
@@ -3045,6 +3180,33 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, ACTION_FAILED, DIALOG_PENDING.
      */
     get: (params: DownloadsGetParams, options?: CallOptions) => Promise<DownloadsGetResult>;
+  };
+  trace: {
+    /**
+     * Start recording a Playwright trace of the session (actions, DOM snapshots, screenshots, network).
+     *
+     * Until trace.stop. One trace at a time; refused on an attached tab and on a session created with traceOnFailure (its failed calls are traced already).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    start: (params: TraceStartParams, options?: CallOptions) => Promise<TraceStartResult>;
+    /**
+     * Stop the trace and keep it as a zip for the trace viewer: inline when small, else read with trace.get.
+     *
+     * Open the zip with `npx playwright show-trace trace.zip` or at trace.playwright.dev. Up to MAX_TRACE_INLINE_BYTES it comes as base64; a larger one is kept until the session ends. Past MAX_SESSION_TRACE_BYTES for the session it is deleted and refused with LIMIT_REACHED.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    stop: (params: TraceStopParams, options?: CallOptions) => Promise<TraceStopResult>;
+    /**
+     * Read a kept trace zip as base64, in slices of at most 5 MiB (offset and nextOffset page on).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    get: (params: TraceGetParams, options?: CallOptions) => Promise<TraceGetResult>;
   };
   find: {
     /**
@@ -3202,6 +3364,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       setViewport: (params, options) => call('page.setViewport', params, options),
       upload: (params, options) => call('page.upload', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
+      pdf: (params, options) => call('page.pdf', params, options),
     },
     pages: {
       list: (params, options) => call('pages.list', params, options),
@@ -3222,6 +3385,11 @@ export function bindMethods(call: MethodCaller): RpcApi {
     downloads: {
       list: (params, options) => call('downloads.list', params, options),
       get: (params, options) => call('downloads.get', params, options),
+    },
+    trace: {
+      start: (params, options) => call('trace.start', params, options),
+      stop: (params, options) => call('trace.stop', params, options),
+      get: (params, options) => call('trace.get', params, options),
     },
     find: {
       byRole: (params, options) => call('find.byRole', params, options),

@@ -1,4 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import { BrowserUnavailableError } from './browserErrors.js';
@@ -29,6 +32,7 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
   private current: Browser | undefined;
   private closing = false;
   private relaunching: Promise<void> | undefined;
+  private traces: string | undefined;
 
   constructor(private readonly options: BrowserHostOptions) {
     super();
@@ -42,8 +46,25 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
     return this.options.headless;
   }
 
+  /**
+   * Where Playwright writes while a context traces (its tracesDir: each trace's event and network
+   * files, and the resources every trace of the browser shares by content hash). The service's own
+   * directory rather than Playwright's artifacts directory, so a trace's files can be deleted by name
+   * when it stops (browser/traceStore.ts); removed with the browser.
+   */
+  get tracesDir(): string {
+    if (this.traces === undefined) throw new BrowserUnavailableError();
+    return this.traces;
+  }
+
   async start(): Promise<void> {
-    this.current = await this.launch();
+    this.traces = await mkdtemp(join(tmpdir(), 'pw-rpc-traces-'));
+    try {
+      this.current = await this.launch();
+    } catch (error) {
+      await rm(this.traces, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   private async launch(): Promise<Browser> {
@@ -54,6 +75,7 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
       // Chromium's sandbox stays on unless running as root, where it cannot start (launchArgs adds --no-sandbox).
       chromiumSandbox: !this.options.args.includes('--no-sandbox'),
       timeout: this.options.launchTimeoutMs,
+      tracesDir: this.traces,
       proxy: this.options.proxyServer === undefined ? undefined : { server: this.options.proxyServer },
       // The service handles SIGTERM itself and closes the browser in order.
       handleSIGINT: false,
@@ -105,5 +127,6 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
     const browser = this.current;
     this.current = undefined;
     if (browser) await browser.close();
+    if (this.traces !== undefined) await rm(this.traces, { recursive: true, force: true });
   }
 }

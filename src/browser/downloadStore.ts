@@ -3,15 +3,14 @@
 // slices, and deleted with the session. One file of ~460 lines on purpose: the watch of a download
 // while it streams (CDP progress matched to Playwright's download), its end, the caps and the reads
 // all update the same entries and byte counts; split, each part would reach into the others' state.
-import { mkdtemp, open, rm, stat, chmod } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CDPSession, Download, Page, Response } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 import { cleanFileName, mimeOfName } from './fileNames.js';
 import { capUrl } from './pageGuards.js';
 import type { SessionEvents } from './sessionEvents.js';
+import { readFileSlice, type SessionFiles } from './sessionFiles.js';
 
 /** Responses of documents remembered for their MIME type and length: a download asks for its URL's. */
 const REMEMBERED_RESPONSES = 32;
@@ -98,7 +97,6 @@ export class DownloadStore {
   private readonly entries = new Map<string, Entry>();
   private readonly progress = new Map<string, Progress>();
   private readonly responses = new Map<string, { mime?: string; length?: number; status: number }>();
-  private dir: Promise<string> | undefined;
   private keptBytes = 0;
   private next = 1;
   private disposed = false;
@@ -110,6 +108,8 @@ export class DownloadStore {
     private readonly limits: DownloadLimits,
     private readonly events: SessionEvents,
     private readonly note: Note,
+    /** The session's directory, shared with its traces; the registry removes it when the session ends. */
+    private readonly files: SessionFiles,
   ) {}
 
   /** Starts watching a page of the session: its downloads, and their size while they stream. */
@@ -127,9 +127,9 @@ export class DownloadStore {
     return [...this.entries.values()].map((e) => ({ ...e.info }));
   }
 
-  /** The kept file's directory; undefined until the first download is saved. */
+  /** The kept file's directory; undefined until the first file of the session is saved. */
   get directory(): Promise<string> | undefined {
-    return this.dir;
+    return this.files.created;
   }
 
   /** A mark of now: firstSince(mark) waits for the first download started after it. */
@@ -203,7 +203,7 @@ export class DownloadStore {
         { errors: [{ path: '/download_id', message: 'unknown download', keyword: 'enum', params: {} }] },
       );
     const { info } = entry;
-    if (info.state !== 'saved' || this.dir === undefined)
+    if (info.state !== 'saved')
       throw new ServiceError(
         'ACTION_FAILED',
         info.state === 'downloading'
@@ -212,22 +212,14 @@ export class DownloadStore {
         { download_id: id, state: info.state },
       );
     const size = info.bytes ?? 0;
-    if (offset > size)
-      throw new ServiceError('INVALID_PARAMS', `offset ${offset} is past the end of ${id} (${size} bytes).`, {
-        errors: [{ path: '/offset', message: `must be at most ${size}`, keyword: 'maximum', params: {} }],
-      });
-    const length = Math.min(maxBytes, size - offset);
-    const file = await open(join(await this.dir, id), 'r');
-    try {
-      const data = Buffer.alloc(length);
-      const { bytesRead } = await file.read(data, 0, length, offset);
-      return { data: data.subarray(0, bytesRead), size, info: { ...info } };
-    } finally {
-      await file.close();
-    }
+    const data = await readFileSlice(await this.files.path(id), size, offset, maxBytes, id);
+    return { data, size, info: { ...info } };
   }
 
-  /** Deletes every kept file and the directory; later downloads are cancelled. Never throws. */
+  /**
+   * Cancels the downloads still streaming and deletes the session's directory (every kept file of
+   * the session, its traces included); later downloads are cancelled. Never throws.
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const entry of this.entries.values())
@@ -235,17 +227,7 @@ export class DownloadStore {
         // Safe to ignore: a cancel that fails finds the download ended or its context closing,
         // which ends it too; finish() then records it as failed and writes nothing.
         entry.download.cancel().catch(() => undefined);
-    await this.removeDirectory();
-  }
-
-  private async removeDirectory(): Promise<void> {
-    const dir = this.dir;
-    if (dir === undefined) return;
-    try {
-      await rm(await dir, { recursive: true, force: true });
-    } catch (error) {
-      this.note('warning', `could not delete the session's downloads: ${String(error)}`);
-    }
+    await this.files.dispose();
   }
 
   private remember(response: Response): void {
@@ -407,14 +389,14 @@ export class DownloadStore {
           // Counted before the copy, so two downloads ending together cannot both pass the cap.
           this.keptBytes += size;
           try {
-            await download.saveAs(join(await this.directoryNow(), info.download_id));
+            await download.saveAs(await this.files.path(info.download_id));
           } catch (error) {
             this.keptBytes -= size;
             throw error;
           }
           info.state = 'saved';
           // saveAs creates the directory it writes to: one removed meanwhile is removed again.
-          if (this.disposed) await this.removeDirectory();
+          await this.files.removeIfEnded();
         }
       }
     } catch (error) {
@@ -443,21 +425,5 @@ export class DownloadStore {
         info.reason === undefined ? '' : ` ${info.reason}`
       }`,
     );
-  }
-
-  /** The session's directory, created on first use: private to the service's user (0700). */
-  private directoryNow(): Promise<string> {
-    this.dir ??= mkdtemp(join(tmpdir(), 'pw-rpc-downloads-')).then(
-      async (dir) => {
-        await chmod(dir, 0o700);
-        return dir;
-      },
-      (error: unknown) => {
-        // The next download tries again rather than inheriting this failure.
-        this.dir = undefined;
-        throw error;
-      },
-    );
-    return this.dir;
   }
 }

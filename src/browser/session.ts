@@ -26,6 +26,7 @@ import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { SessionPages } from './sessionPages.js';
 import { DownloadStore, type DownloadLimits } from './downloadStore.js';
+import { SessionFiles } from './sessionFiles.js';
 import { prepareBarrier } from './browserBarrier.js';
 
 export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
@@ -74,7 +75,8 @@ export class Session implements NavigationTarget {
   readonly network: RingBuffer<NetworkEntry>;
   /** The dialog policy and the dialogs left pending for dialog.handle. */
   readonly dialogs: SessionDialogs;
-  /** The session's downloads, kept on disk until the registry disposes of them when it ends. */
+  /** The session's one temporary directory (downloads, traces) and its downloads: removed when it ends. */
+  readonly files: SessionFiles;
   readonly downloads: DownloadStore;
   private readonly lock = new Mutex();
   /** The session's pages, one of them active (pages.list, pages.select, pages.close). */
@@ -98,11 +100,11 @@ export class Session implements NavigationTarget {
   ) {
     this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
     ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
-    this.dialogs = new SessionDialogs(this.events, (type, text) => this.signals.note(type, text));
-    this.downloads = new DownloadStore(options.downloads, this.events, (type, text) =>
-      this.signals.note(type, text),
-    );
-    this.stalls = new DialogStalls(this.dialogs, (type, text) => this.signals.note(type, text));
+    const note = (type: string, text: string): void => this.signals.note(type, text);
+    this.dialogs = new SessionDialogs(this.events, note);
+    this.files = new SessionFiles(note);
+    this.downloads = new DownloadStore(options.downloads, this.events, note, this.files);
+    this.stalls = new DialogStalls(this.dialogs, note);
     this.pages = new SessionPages(
       context,
       page,
@@ -111,7 +113,7 @@ export class Session implements NavigationTarget {
         popup: (url) => this.signals.popup(url),
         opened: (event) => this.events.push(event),
         closed: (pageId) => this.dialogs.dropPage(pageId),
-        note: (type, text) => this.signals.note(type, text),
+        note,
         frozen: (pageId) => this.dialogs.pendingOn(pageId) !== undefined,
       },
       release === undefined,

@@ -1,5 +1,5 @@
 import { errors as playwrightErrors } from 'playwright-core';
-import { ServiceError } from './serviceError.js';
+import { ErrorWithData, ServiceError } from './serviceError.js';
 
 /** Playwright prefixes its errors with the API call that failed: `locator.click: …`. */
 const PLAYWRIGHT_CALL =
@@ -37,6 +37,15 @@ function callData(scope: ErrorScope): Record<string, unknown> {
  * and gains the call's data; only foreign errors (Playwright's, the platform's) are classified.
  */
 export function mapError(error: unknown, scope: ErrorScope): ServiceError {
+  if (error instanceof ErrorWithData) {
+    const mapped = mapError(error.error, scope);
+    return new ServiceError(
+      mapped.errorName,
+      mapped.message,
+      { ...mapped.data, ...error.extra },
+      mapped.cause,
+    );
+  }
   if (error instanceof ServiceError) {
     if (error.data?.method !== undefined) return error;
     return new ServiceError(

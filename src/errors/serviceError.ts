@@ -31,3 +31,17 @@ export class CallerGoneError extends ServiceError {
     );
   }
 }
+
+/**
+ * A call's error with data the layer around the handler adds (a failed call's trace): dispatch maps
+ * `error` as it would alone, then adds `extra` to its data.
+ */
+export class ErrorWithData extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly extra: ErrorData,
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+    this.name = 'ErrorWithData';
+  }
+}

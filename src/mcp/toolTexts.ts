@@ -87,6 +87,14 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Lists the files the page downloaded in this session, with their ids, names, sizes and states.',
   'downloads.get':
     'Reads a downloaded file as base64 in slices: when nextOffset is not null, call again with offset set to it.',
+  'page.pdf':
+    'Prints the page to a PDF (print stylesheet, page breaks) and returns it as base64 with its number of pages. Use pageRanges to print fewer pages.',
+  'trace.start':
+    'Starts recording a Playwright trace of this session: every action with DOM snapshots, screenshots and network. Call trace_stop to get it.',
+  'trace.stop':
+    'Stops the trace and returns its id and size, with the zip as base64 when it is small; otherwise read it with trace_get. Open it with the Playwright trace viewer.',
+  'trace.get':
+    "Reads a kept trace zip (from trace_stop, or trace_id in a failed call's error data) as base64 in slices: when nextOffset is present, call again with offset set to it.",
   'find.byRole':
     'Finds elements by their role (button, link, textbox …) and accessible name, and returns their refs for page_click, page_fill and the other actions. Faster than reading a whole snapshot when you know what you look for.',
   'find.byText':

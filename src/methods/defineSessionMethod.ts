@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { Session } from '../browser/session.js';
+import { failureTracing } from '../browser/traceStore.js';
 import { CallerGoneError } from '../errors/serviceError.js';
 import {
   methodDefiner,
@@ -49,6 +50,8 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
       ? timeout.default
       : undefined;
   sessionMethodSteps.set(spec.name, { timeout: 'timeout' in spec.params, timeoutDefault });
+  // trace.* read and write the traces themselves: a trace of them would show nothing of the page.
+  const traceable = !spec.name.startsWith('trace.');
   return defineMethod({
     ...spec,
     params: { session_id: SessionIdSchema, ...spec.params },
@@ -69,7 +72,10 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
         // Queued behind another call and the caller has gone meanwhile (a client that timed out and
         // retries): running it now would act twice, so it does not run.
         if (ctx.signal.aborted) throw new CallerGoneError(spec.name);
-        return held.run(session, () => spec.handler(validated, { ...ctx, session }));
+        const run = () => held.run(session, () => spec.handler(validated, { ...ctx, session }));
+        // A session created with traceOnFailure records each call (page.act's steps within its own).
+        const tracing = traceable ? failureTracing(session) : undefined;
+        return tracing === undefined ? run() : tracing.around(spec.name, run);
       });
     },
   });

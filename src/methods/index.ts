@@ -11,6 +11,7 @@ import { pageActMethods } from './pageAct.js';
 import { pageInputMethods } from './pageInput.js';
 import { pageUploadMethods } from './pageUpload.js';
 import { downloadsMethods } from './downloads.js';
+import { artifactsMethods } from './artifacts.js';
 import { pageSnapshotMethods } from './pageSnapshot.js';
 import { pagesMethods } from './pages.js';
 import { rpcDiscover } from './rpc.js';
@@ -35,6 +36,7 @@ export const allMethods: ServiceMethod[] = [
   ...networkMethods,
   ...screenshotMethods,
   ...downloadsMethods,
+  ...artifactsMethods,
   ...findMethods,
   ...axeMethods,
   ...agentMethods,

@@ -1,4 +1,5 @@
 import type { MethodExamples } from '../rpc/openrpc.js';
+import { artifactsExamples } from './examplesArtifacts.js';
 import { interactExamples } from './examplesInteract.js';
 import { pageExamples } from './examplesPage.js';
 import { serviceExamples } from './examplesService.js';
@@ -14,4 +15,5 @@ export const methodExamples: MethodExamples = {
   ...stateExamples,
   ...pageExamples,
   ...interactExamples,
+  ...artifactsExamples,
 };

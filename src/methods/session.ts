@@ -3,6 +3,8 @@ import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
 import { clipboardOf } from '../browser/sessionClipboard.js';
+import { traceDeps } from './artifacts.js';
+import { tracesOf } from '../browser/traceStore.js';
 import { emulationOverrides, EmulationParams } from './sessionEmulation.js';
 import { completeStorageState, StorageStateInputSchema } from './storageSchemas.js';
 
@@ -37,6 +39,12 @@ export const sessionCreate = defineMethod({
     storageState: Type.Optional(StorageStateInputSchema),
     ...EmulationParams,
     dialogs: Type.Optional(DialogPolicyParam),
+    traceOnFailure: Type.Optional(
+      Type.Boolean({
+        description:
+          "Record a Playwright trace of each call; a call that fails keeps its trace (trace_id in the error's data, read with trace.get), one that succeeds discards it. At most MAX_FAILURE_TRACES kept, oldest deleted. Costs time on every call; not with trace.start.",
+      }),
+    ),
     proxy: Type.Optional(
       Type.Unknown({
         description:
@@ -92,6 +100,14 @@ export const sessionCreate = defineMethod({
     const clipboard = clipboardOf(session.context);
     if (clipboard !== undefined)
       clipboard.readAllowed = params.permissions?.includes('clipboard-read') ?? false;
+    if (params.traceOnFailure === true) {
+      try {
+        await tracesOf(session, traceDeps(services)).traceFailures();
+      } catch (error) {
+        await services.sessions.close(session.id);
+        throw error;
+      }
+    }
     return { session_id: session.id };
   },
 });

@@ -1,7 +1,8 @@
+import { errors as playwrightErrors } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { TabCloseError } from '../../src/cdp/cdpErrors.js';
 import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
-import { ServiceError } from '../../src/errors/serviceError.js';
+import { ErrorWithData, ServiceError } from '../../src/errors/serviceError.js';
 import { mapError, type ErrorScope } from '../../src/errors/mapError.js';
 
 const scope = (params: Record<string, unknown> = {}): ErrorScope => ({
@@ -61,5 +62,19 @@ describe('mapError', () => {
     const mapped = mapError(new Error('secret detail /etc/passwd'), scope());
     expect(mapped.code).toBe(-32603);
     expect(mapped.message).not.toContain('secret detail');
+  });
+
+  it("maps the error an ErrorWithData carries as alone, then adds its data (a failed call's trace_id)", () => {
+    const timeout = new playwrightErrors.TimeoutError('locator.click: Timeout 300ms exceeded.');
+    const mapped = mapError(new ErrorWithData(timeout, { trace_id: 't1' }), scope({ selector: '#x' }));
+    expect(mapped.code).toBe(-32001);
+    expect(mapped.data).toEqual({ method: 'page.text', selector: '#x', trace_id: 't1' });
+    expect(mapped.cause).toBe(timeout);
+    const own = mapError(
+      new ErrorWithData(new ServiceError('LIMIT_REACHED', 'big'), { trace_refused: 'x' }),
+      scope(),
+    );
+    expect(own.code).toBe(-32003);
+    expect(own.data).toEqual({ method: 'page.text', trace_refused: 'x' });
   });
 });
