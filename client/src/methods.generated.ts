@@ -566,7 +566,7 @@ export interface PageClickResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -624,7 +624,7 @@ export interface PageFillResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -682,7 +682,7 @@ export interface PagePressResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -740,7 +740,7 @@ export interface PageHoverResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -800,7 +800,7 @@ export interface PageDblclickResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -856,7 +856,7 @@ export interface PageFocusResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -912,7 +912,7 @@ export interface PageCheckResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -968,7 +968,7 @@ export interface PageUncheckResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1030,7 +1030,7 @@ export interface PageSelectResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1090,7 +1090,7 @@ export interface PageTypeResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1153,7 +1153,7 @@ export interface PageScrollResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1361,7 +1361,7 @@ export interface PageKeyboardResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1427,7 +1427,7 @@ export interface PageMouseResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1493,7 +1493,7 @@ export interface PageDragResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1586,7 +1586,7 @@ export interface PageUploadResult {
   pending?: string[];
   /** console.error messages and uncaught page errors since the action began. */
   consoleErrors?: string[];
-  /** Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
   failedRequests?: Array<Record<string, unknown>>;
   /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
   dialogs?: Array<Record<string, unknown>>;
@@ -1815,6 +1815,8 @@ export interface NetworkPullParams {
 /** Result of network.pull. */
 export interface NetworkPullResult {
   requests: Array<{
+    /** The request's id in its session (r1, r2 …): network.get answers its headers, timing and bodies. */
+    id: string;
     url: string;
     /** HTTP status; null when the request failed without a response. */
     status: number | null;
@@ -1829,6 +1831,113 @@ export interface NetworkPullResult {
   }>;
   /** Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full. */
   dropped: number;
+}
+
+/** Params of network.get: Read one request of the session by its id: headers, status, timing, sizes and bodies. */
+export interface NetworkGetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The request, as network.pull or an action report names it (r12). */
+  request_id: string;
+  /** Answer the request and response bodies (default true). */
+  bodies?: boolean;
+  /** Answer header values that carry credentials as they are: Authorization, Proxy-Authorization, Cookie, Set-Cookie and headers whose name contains token, secret, api-key, apikey, session or auth. Hidden by default ("[redacted: N chars]"). */
+  reveal?: boolean;
+}
+
+/** Result of network.get. */
+export interface NetworkGetResult {
+  id: string;
+  /** The URL as requested, query included. */
+  url: string;
+  method: string;
+  /** document, script, fetch, xhr, image … */
+  resourceType: string;
+  /** HTTP status; null without a response. */
+  status: number | null;
+  statusText?: string;
+  /** net::ERR_… or blocked by the allow-list. */
+  failure?: string;
+  /** The allow-list refused it. */
+  blocked?: true;
+  /** The session page that made it. */
+  page_id?: string;
+  /** When the service saw the request (ISO 8601). */
+  startedAt: string;
+  /** The response body has been received in full. */
+  finished: boolean;
+  /** The headers sent, cookies included. Names in lower case; repeated headers (Set-Cookie) are joined by newlines. */
+  requestHeaders: Record<string, string>;
+  /** The headers received. Names in lower case; repeated headers (Set-Cookie) are joined by newlines. */
+  responseHeaders?: Record<string, string>;
+  /** False when the browser no longer holds the raw headers (its page closed): those reported when the request was seen are answered, without cookies. */
+  headersComplete: boolean;
+  /** Milliseconds after startTime; -1 when not applicable (a reused connection has no DNS or connect). */
+  timing?: {
+    /** When the request started, in ms since the epoch. */
+    startTime: number;
+    domainLookupStart: number;
+    domainLookupEnd: number;
+    connectStart: number;
+    secureConnectionStart: number;
+    connectEnd: number;
+    requestStart: number;
+    responseStart: number;
+    responseEnd: number;
+  };
+  /** Bytes on the wire (a compressed body counts compressed); once the request finished. */
+  sizes?: {
+    requestBodySize: number;
+    requestHeadersSize: number;
+    responseBodySize: number;
+    responseHeadersSize: number;
+  };
+  requestBody?: {
+    /** The whole body in bytes; null when not known. */
+    size: number | null;
+    /** text for textual MIME types (text/*, JSON, XML, JavaScript, form data, SVG), else base64. */
+    encoding?: 'text' | 'base64';
+    /** The body, or its first MAX_NETWORK_BODY_BYTES. */
+    content?: string;
+    /** Cut at 1048576 bytes (MAX_NETWORK_BODY_BYTES); size is the whole. */
+    truncated?: true;
+    /** Why there is no content: too large (over 10485760 bytes, not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
+    unavailable?: string;
+  };
+  responseBody?: {
+    /** The whole body in bytes; null when not known. */
+    size: number | null;
+    /** text for textual MIME types (text/*, JSON, XML, JavaScript, form data, SVG), else base64. */
+    encoding?: 'text' | 'base64';
+    /** The body, or its first MAX_NETWORK_BODY_BYTES. */
+    content?: string;
+    /** Cut at 1048576 bytes (MAX_NETWORK_BODY_BYTES); size is the whole. */
+    truncated?: true;
+    /** Why there is no content: too large (over 10485760 bytes, not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
+    unavailable?: string;
+  };
+}
+
+/** Params of network.har: Export the session's kept requests as a HAR 1.2 log (headers, timings, optionally bodies). */
+export interface NetworkHarParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Include request and response bodies (each cut at 1048576 bytes). Default false. */
+  bodies?: boolean;
+  /** Answer header values that carry credentials as they are: Authorization, Proxy-Authorization, Cookie, Set-Cookie and headers whose name contains token, secret, api-key, apikey, session or auth. Hidden by default ("[redacted: N chars]"). */
+  reveal?: boolean;
+}
+
+/** Result of network.har. */
+export interface NetworkHarResult {
+  /** The HAR: { log: { version "1.2", creator, pages, entries } }. */
+  har: {
+    log: Record<string, unknown>;
+  };
+  /** Entries in the HAR. */
+  entries: number;
+  /** Earlier requests of the session no longer kept, so not in the HAR. */
+  omitted?: number;
 }
 
 /** Params of screenshot: Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models. */
@@ -2401,6 +2510,8 @@ export interface RpcMethods {
   'dialog.handle': { params: DialogHandleParams; result: DialogHandleResult; paramsOptional: false };
   'logs.pull': { params: LogsPullParams; result: LogsPullResult; paramsOptional: false };
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
+  'network.get': { params: NetworkGetParams; result: NetworkGetResult; paramsOptional: false };
+  'network.har': { params: NetworkHarParams; result: NetworkHarResult; paramsOptional: false };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
   'downloads.list': { params: DownloadsListParams; result: DownloadsListResult; paramsOptional: false };
   'downloads.get': { params: DownloadsGetParams; result: DownloadsGetResult; paramsOptional: false };
@@ -2473,6 +2584,8 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'dialog.handle',
   'logs.pull',
   'network.pull',
+  'network.get',
+  'network.har',
   'screenshot',
   'downloads.list',
   'downloads.get',
@@ -2503,6 +2616,8 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'page.content',
   'page.snapshot',
   'pages.list',
+  'network.get',
+  'network.har',
   'screenshot',
   'downloads.list',
   'downloads.get',
@@ -2727,6 +2842,8 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'dialog.handle': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
   'logs.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
   'network.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
+  'network.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.har': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'DIALOG_PENDING'],
   screenshot: [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
@@ -3153,6 +3270,24 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
      */
     pull: (params: NetworkPullParams, options?: CallOptions) => Promise<NetworkPullResult>;
+    /**
+     * Read one request of the session by its id: headers, status, timing, sizes and bodies.
+     *
+     * Ids (r1, r2 …) come from network.pull and from the failedRequests of an action's answer. The details of the session's most recent 500 requests are kept (MAX_NETWORK_DETAILS); bodies are read from the browser now, each cut at 1048576 bytes. Header secrets are hidden unless reveal.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    get: (params: NetworkGetParams, options?: CallOptions) => Promise<NetworkGetResult>;
+    /**
+     * Export the session's kept requests as a HAR 1.2 log (headers, timings, optionally bodies).
+     *
+     * The most recent 500 requests (MAX_NETWORK_DETAILS), oldest first; each entry's _id is its request id. Header secrets and cookie values are hidden unless reveal. Fails with LIMIT_REACHED past 8388608 characters of JSON (MAX_HAR_CHARS).
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    har: (params: NetworkHarParams, options?: CallOptions) => Promise<NetworkHarResult>;
   };
   /**
    * Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models.
@@ -3380,6 +3515,8 @@ export function bindMethods(call: MethodCaller): RpcApi {
     },
     network: {
       pull: (params, options) => call('network.pull', params, options),
+      get: (params, options) => call('network.get', params, options),
+      har: (params, options) => call('network.har', params, options),
     },
     screenshot: (params, options) => call('screenshot', params, options),
     downloads: {

@@ -1,6 +1,7 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 import { Mutex } from './mutex.js';
+import type { RequestLog } from './requestLog.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
@@ -73,6 +74,8 @@ export class Session implements NavigationTarget {
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
+  /** Request ids, and the most recent requests network.get and network.har read. */
+  readonly requests: RequestLog;
   /** The dialog policy and the dialogs left pending for dialog.handle. */
   readonly dialogs: SessionDialogs;
   /** The session's one temporary directory (downloads, traces) and its downloads: removed when it ends. */
@@ -99,7 +102,12 @@ export class Session implements NavigationTarget {
     readonly release?: () => Promise<void>,
   ) {
     this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
-    ({ console: this.console, pageErrors: this.pageErrors, network: this.network } = this.signals);
+    ({
+      console: this.console,
+      pageErrors: this.pageErrors,
+      network: this.network,
+      requests: this.requests,
+    } = this.signals);
     const note = (type: string, text: string): void => this.signals.note(type, text);
     this.dialogs = new SessionDialogs(this.events, note);
     this.files = new SessionFiles(note);
@@ -218,7 +226,7 @@ export class Session implements NavigationTarget {
 
   /** The listeners of one Playwright page; `owner` is the session page it is (now) the page of. */
   private attachPage(page: Page, owner: SessionPage): void {
-    this.signals.attach(page);
+    this.signals.attach(page, owner.id);
     prepareBarrier(page);
     page.on('dialog', (dialog) => this.dialogs.onDialog(dialog, owner.id));
     // An attached tab's downloads stay in the user's browser.

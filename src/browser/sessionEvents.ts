@@ -14,6 +14,8 @@ export interface ConsoleErrorEvent {
 
 export interface RequestFailedEvent {
   kind: 'requestFailed';
+  /** The request's id (network.get). */
+  request_id: string;
   url: string;
   method: string;
   resourceType: string;

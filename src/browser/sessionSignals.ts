@@ -2,6 +2,7 @@ import type { ConsoleMessage, Frame, Page, Request, Response } from 'playwright-
 import { BLOCKED_HEADER } from './egressProxy.js';
 import type { BlockedEntry } from './navigation.js';
 import { capUrl } from './pageGuards.js';
+import { RequestLog } from './requestLog.js';
 import { RingBuffer } from './ringBuffer.js';
 import type { SessionEvents } from './sessionEvents.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
@@ -28,6 +29,8 @@ export class SessionSignals {
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
+  /** Every request's id, and what network.get and network.har read of the most recent ones. */
+  readonly requests = new RequestLog();
   /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
   private readonly blocked: RingBuffer<BlockedEntry>;
   /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
@@ -47,8 +50,13 @@ export class SessionSignals {
     this.blocked = new RingBuffer(sizes.network);
   }
 
-  /** Starts recording a page of the session (its main page or a popup); its dialogs are SessionDialogs'. */
-  attach(page: Page): void {
+  /**
+   * Starts recording a page of the session (its main page or a popup, `pageId`); its dialogs are
+   * SessionDialogs'. The request listeners only note an id and a reference: nothing is asked of the browser.
+   */
+  attach(page: Page, pageId?: string): void {
+    page.on('request', (r) => this.requests.seen(r, pageId));
+    page.on('requestfinished', (r) => this.requests.finished(r));
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (error) =>
       this.pageError(clip(error.message), error.stack === undefined ? undefined : clip(error.stack)),
@@ -76,12 +84,14 @@ export class SessionSignals {
     this.note('popup', `popup opened: ${url}`);
     const verdict = this.policy.checkRequest(fullUrl);
     if (verdict.allowed) return;
+    const failure = 'blocked by the allow-list';
     this.network.push({
+      id: this.requests.unseen({ url, method: 'GET', resourceType: 'document', failure }),
       url,
       status: null,
       method: 'GET',
       resourceType: 'document',
-      failure: 'blocked by the allow-list',
+      failure,
       blocked: true,
       timestamp: new Date().toISOString(),
     });
@@ -112,7 +122,9 @@ export class SessionSignals {
     const headers = response.headers();
     const blocked = headers[BLOCKED_HEADER] === '1';
     if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) this.attachments.add(request);
+    const id = this.requests.idOf(request);
     this.network.push({
+      id,
       url: capUrl(request.url()),
       status: response.status(),
       method: request.method(),
@@ -124,6 +136,7 @@ export class SessionSignals {
     if (blocked || response.status() >= 400)
       this.events.push({
         kind: 'requestFailed',
+        request_id: this.requests.idOf(request),
         url: capUrl(request.url()),
         method: request.method(),
         resourceType: request.resourceType(),
@@ -141,12 +154,14 @@ export class SessionSignals {
     if (blocked || !ABORTED.test(failure))
       this.events.push({
         kind: 'requestFailed',
+        request_id: this.requests.idOf(request),
         url: capUrl(request.url()),
         method: request.method(),
         resourceType: request.resourceType(),
         failure: blocked ? `blocked by the allow-list (${failure})` : failure,
       });
     this.network.push({
+      id: this.requests.idOf(request),
       url: capUrl(request.url()),
       status: null,
       method: request.method(),

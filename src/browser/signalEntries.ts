@@ -18,6 +18,10 @@ export const PageErrorEntrySchema = Type.Object({
 });
 
 export const NetworkEntrySchema = Type.Object({
+  id: Type.String({
+    description:
+      "The request's id in its session (r1, r2 …): network.get answers its headers, timing and bodies.",
+  }),
   url: Type.String(),
   status: Type.Union([Type.Integer(), Type.Null()], {
     description: 'HTTP status; null when the request failed without a response.',

@@ -81,6 +81,10 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Returns the console messages and uncaught page errors since the last call, then forgets them. Use it after an action to see what went wrong in the page.',
   'network.pull':
     'Returns the failed requests (HTTP errors, network failures, blocked hosts) since the last call, or every response with onlyErrors: false, then forgets them.',
+  'network.get':
+    "Reads one request by its id (r12, from network_pull or an action's failedRequests): URL, method, status, request and response headers (credentials hidden unless reveal: true), timing, sizes and both bodies. Use it to see what a failing API call sent and got back.",
+  'network.har':
+    'Exports the recent requests of the session as a HAR 1.2 log (headers, timings; bodies with bodies: true), for a HAR viewer or to compare two runs.',
   screenshot:
     'Takes a picture of the page, the full page, one element or an area, as an image, with its size. Use downscale or maxWidth to keep it small.',
   'downloads.list':

@@ -39,7 +39,7 @@ export const ActionReport = {
   ),
   consoleErrors: Strings('console.error messages and uncaught page errors since the action began.'),
   failedRequests: Records(
-    'Requests that failed since the action began: url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list).',
+    'Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list).',
   ),
   dialogs: Records('Dialogs the action caused: type, message, outcome (accepted, dismissed or pending).'),
   downloads: Records('Downloads the action caused: download_id, name, bytes, mime, state (downloads.get).'),

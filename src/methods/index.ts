@@ -5,6 +5,7 @@ import { dialogMethods } from './dialog.js';
 import { findMethods } from './find.js';
 import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
+import { networkDetailMethods } from './networkDetail.js';
 import { pageMethods } from './page.js';
 import { pageActionMethods } from './pageActions.js';
 import { pageActMethods } from './pageAct.js';
@@ -34,6 +35,7 @@ export const allMethods: ServiceMethod[] = [
   ...dialogMethods,
   ...logsMethods,
   ...networkMethods,
+  ...networkDetailMethods,
   ...screenshotMethods,
   ...downloadsMethods,
   ...artifactsMethods,

@@ -149,6 +149,17 @@ describe('tabs.* over CDP_URL', () => {
     expect(net.requests).toContainEqual(
       expect.objectContaining({ url: `${fixture.url}/api/fail`, status: 500 }),
     );
+    // network.get and network.har read an attached tab's requests as any session's.
+    const fail = (net.requests as { id?: string; url: string }[]).find(
+      (r) => r.url === `${fixture.url}/api/fail`,
+    );
+    const detail = await service.call<{ status: number; responseHeaders: object }>('network.get', {
+      session_id,
+      request_id: fail?.id,
+    });
+    expect(detail).toMatchObject({ status: 500, responseHeaders: expect.any(Object) as object });
+    const har = await service.call<{ entries: number }>('network.har', { session_id });
+    expect(har.entries).toBeGreaterThan(0);
 
     const sessions = await service.call<{ sessions: { session_id: string }[] }>('session.list');
     expect(sessions.sessions.map((s) => s.session_id)).toContain(session_id);

@@ -43,6 +43,7 @@ describe('subagentReport', () => {
       network: {
         requests: [
           {
+            id: 'r3',
             url: 'http://localhost:8080/api/fail',
             status: 500,
             method: 'GET',
@@ -50,6 +51,7 @@ describe('subagentReport', () => {
             timestamp: at,
           },
           {
+            id: 'r4',
             url: 'http://localhost:8080/api/gone',
             status: null,
             method: 'GET',
