@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { launchArgs, resolveBrowser } from '../src/browser/browserResolve.js';
 import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
 import { ACT_CLICK, actFills, actionPage } from './lib/acting.js';
+import { measureRoutesRow, routesSection, type RoutesRowResult } from './lib/routesRow.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
@@ -65,8 +66,11 @@ export interface BenchOptions {
   quiet: boolean;
   /** Only re-render the report from this raw JSON file (no measuring). */
   render?: string;
-  /** Measure only this section (floor and service): `acting`, the rows of issue 11. */
-  only?: 'acting';
+  /**
+   * Measure only this section: `acting`, the rows of issue 11 (floor and service); `routes`, the
+   * routes row of issue 14 (the service alone).
+   */
+  only?: 'acting' | 'routes';
   /**
    * How the service runs: `built` is what `npm start` runs (`node dist/src/main.js`, built by the
    * CLI before it measures); `source` runs src/main.ts through tsx (the in-suite smoke test).
@@ -140,7 +144,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes]\n',
     );
     process.exit(0);
   }
@@ -158,11 +162,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.results !== undefined) o.resultsPath = path.resolve(values.results);
   if (values.render !== undefined) o.render = path.resolve(values.render);
   if (values.only !== undefined) {
-    if (values.only !== 'acting') throw new Error(`--only takes acting, got "${values.only}"`);
-    o.only = 'acting';
+    if (values.only !== 'acting' && values.only !== 'routes')
+      throw new Error(`--only takes acting or routes, got "${values.only}"`);
+    o.only = values.only;
     o.skipPeer = true;
     // A section alone is no full report: never over bench/RESULTS.md unless --results says so.
-    if (!o.smoke && values.results === undefined) o.resultsPath = path.join(o.outDir, 'RESULTS-acting.md');
+    if (!o.smoke && values.results === undefined)
+      o.resultsPath = path.join(o.outDir, `RESULTS-${values.only}.md`);
   }
   return o;
 }
@@ -552,6 +558,19 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     // `--only acting` measures the latency rows above and nothing after them.
     const wholeRun = options.only === undefined;
 
+    // ---- the routes row (issue 14): the service alone, 10 routes against none ----
+    const routes = wholeRun
+      ? await guard(
+          measureRoutesRow(service, base, options, log),
+          'service routes row',
+          ROUTES_ROW_TIMEOUT_MS,
+        ).catch((error: unknown) => {
+          if (signal.aborted) throw error;
+          recordError('routes', service, 'routes row', error);
+          return undefined;
+        })
+      : undefined;
+
     // ---- Playwright's own networkidle on the floor: does it fire at all on /projects? ----
     const probeMs = options.smoke ? 3000 : 5000;
     const floorNativeNetworkidle = !wholeRun
@@ -820,6 +839,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       snapshotDiff,
       memory,
       throughput,
+      ...(routes ? { routes } : {}),
       targets: [],
       errors,
     };
@@ -843,6 +863,57 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     }
     await fixture?.close();
     log('stopped every process the run started');
+  }
+}
+
+/** The whole routes row (10 routes against none, 2 × (warm-up + iterations) loads) is bounded by this. */
+const ROUTES_ROW_TIMEOUT_MS = 10 * 60_000;
+
+/** `--only routes`: the service alone measures the routes row of issue 14; its report is that section. */
+export async function mainRoutes(options: BenchOptions, hooks: BenchHooks = {}): Promise<RoutesRowResult> {
+  const started = performance.now();
+  const log = (msg: string): void => {
+    if (!options.quiet)
+      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
+  };
+  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
+  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
+  const fixture = await startFixtureServer();
+  const service = new ServiceSystem({
+    repoRoot: REPO_ROOT,
+    entry: options.serviceEntry,
+    executablePath: resolved.executablePath,
+    timeoutMs: options.opTimeoutMs,
+  });
+  hooks.onSystem?.(service);
+  try {
+    await withTimeout(service.start(), 120_000, 'service start', hooks.signal);
+    log(`service ready; fixture server on ${fixture.url}`);
+    const row = await withTimeout(
+      measureRoutesRow(service, fixture.url, options, log),
+      ROUTES_ROW_TIMEOUT_MS,
+      'service routes row',
+      hooks.signal,
+    );
+    const date = new Date().toISOString();
+    await mkdir(options.outDir, { recursive: true });
+    const rawPath = path.join(options.outDir, `raw-routes-${date.replace(/[:.]/g, '-')}.json`);
+    await writeFile(rawPath, `${JSON.stringify({ date, commit: gitCommit(), routes: row }, null, 2)}\n`);
+    const markdown = [
+      '# Benchmark: the routes row only (`--only routes`)',
+      '',
+      `${date}, commit ${gitCommit()}, load average ${(os.loadavg()[0] ?? Number.NaN).toFixed(2)}; raw: ${path.relative(REPO_ROOT, rawPath)}.`,
+      '',
+      ...routesSection(row),
+    ].join('\n');
+    await writeFile(options.resultsPath, await formatMarkdown(markdown, options.resultsPath));
+    log(`wrote ${path.relative(REPO_ROOT, options.resultsPath)}`);
+    return row;
+  } finally {
+    await service
+      .stop()
+      .catch((error: unknown) => process.stderr.write(`stopping the service failed: ${String(error)}\n`));
+    await fixture.close();
   }
 }
 
@@ -879,7 +950,9 @@ async function cli(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await main(options, { signal: controller.signal, onSystem: (s) => systems.push(s) });
+    const hooks = { signal: controller.signal, onSystem: (s: BenchSystem) => systems.push(s) };
+    if (options.only === 'routes') await mainRoutes(options, hooks);
+    else await main(options, hooks);
   } catch (error) {
     if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');
     else

@@ -1,6 +1,7 @@
 // RESULTS.md from a results object: one markdown table per measure, formatted by Prettier.
 import { format, resolveConfig } from 'prettier';
 import type { SystemName } from '../systems/types.js';
+import { routesSection } from './routesRow.js';
 import {
   ACTING_OP_IDS,
   ACTION_OPS,
@@ -244,6 +245,7 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
 
   out.push(...snapshotSections(r, systems, targetById));
   out.push(...actingSection(r, targetById));
+  if (r.routes) out.push(...routesSection(r.routes));
 
   out.push('## Chromium memory per idle session (PSS, MiB; sessions open on /static)');
   out.push('');

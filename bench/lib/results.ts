@@ -1,6 +1,7 @@
 // The shape of one benchmark run's results, and the issue's targets computed from it.
 import type { Summary } from './stats.js';
 import type { ActionKind, SystemName, Target, TextRead } from '../systems/types.js';
+import type { RoutesRowResult } from './routesRow.js';
 
 /**
  * The actions of issue 11 timed one call each (floor: the bare Playwright call; service: the method,
@@ -179,7 +180,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting';
+  only?: 'acting' | 'routes';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;
@@ -206,6 +207,8 @@ export interface BenchResults {
   snapshotDiff?: SnapshotDiffPoint[];
   memory: { sessions: number; systems: PerSystem<MemoryPoint> }[];
   throughput: { clients: number; flowsPerClient: number; systems: PerSystem<ThroughputPoint> }[];
+  /** The routes row of issue 14; absent from raw files of runs before it was measured. */
+  routes?: RoutesRowResult;
   targets: TargetResult[];
   errors: BenchError[];
 }

@@ -215,6 +215,11 @@ export class ServiceSession implements BenchSession {
     await this.call('page.goto', { url, waitUntil });
   }
 
+  /** One network.route (the routes row of issue 14). */
+  async route(params: Record<string, unknown>): Promise<void> {
+    await this.call('network.route', params);
+  }
+
   async gotoAndWaitForText(url: string, text: string): Promise<void> {
     await this.call('page.goto', { url, waitUntil: 'load' });
     // page.text waits for its selector to match: the service's way to wait for rendered text.

@@ -1940,6 +1940,159 @@ export interface NetworkHarResult {
   omitted?: number;
 }
 
+/** Params of network.route: Mock, fail or change the requests of the session whose URL matches a pattern. */
+export interface NetworkRouteParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The URLs to match: a Playwright glob (a star is any run of characters but a slash, two stars any run, {a,b} either; e.g. 'http://127.0.0.1:8080/api/**'), or with regex: true a regular expression's source tested on the whole URL. */
+  pattern: string;
+  /** pattern is a regular expression source, not a glob. */
+  regex?: boolean;
+  /** fulfill: answer with status, headers and body, the server never asked; abort: fail the request with errorCode; continue: send it on with changed headers. */
+  action: 'fulfill' | 'abort' | 'continue';
+  /** fulfill: the HTTP status (default 200). */
+  status?: number;
+  /** fulfill: the response headers; continue: request headers to add or change (the others are kept). Not Host, Content-Length, Connection, Proxy-* and the like for continue. */
+  headers?: Record<string, string>;
+  /** fulfill: the body as text (UTF-8), at most 5242880 bytes. */
+  body?: string;
+  /** fulfill: the body as base64, for bytes that are not text (instead of body). */
+  bodyBase64?: string;
+  /** fulfill: the Content-Type, e.g. 'application/json' (a content-type in headers wins). */
+  contentType?: string;
+  /** abort: the network error the page sees (Playwright's route.abort codes; default failed). */
+  errorCode?:
+    | 'failed'
+    | 'aborted'
+    | 'accessdenied'
+    | 'addressunreachable'
+    | 'blockedbyclient'
+    | 'blockedbyresponse'
+    | 'connectionaborted'
+    | 'connectionclosed'
+    | 'connectionfailed'
+    | 'connectionrefused'
+    | 'connectionreset'
+    | 'internetdisconnected'
+    | 'namenotresolved'
+    | 'timedout';
+  /** Serve only this many matches, then the route goes away (default: until unrouted). */
+  times?: number;
+}
+
+/** Result of network.route. */
+export interface NetworkRouteResult {
+  /** rt1, rt2 …: for network.unroute. */
+  route_id: string;
+}
+
+/** Params of network.unroute: Remove a route of the session (route_id), or all of them (all: true). */
+export interface NetworkUnrouteParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The id network.route answered. */
+  route_id?: string;
+  /** Remove every route of the session. */
+  all?: true;
+}
+
+/** Result of network.unroute. */
+export interface NetworkUnrouteResult {
+  removed: number;
+  /** The session's active routes, newest last. */
+  routes: Array<{
+    route_id: string;
+    pattern: string;
+    regex: boolean;
+    action: string;
+    status?: number;
+    errorCode?: string;
+    /** Header names (never their values). */
+    headers?: string[];
+    times: number | null;
+    /** Requests it has answered, aborted or continued. */
+    served: number;
+  }>;
+}
+
+/** Params of network.routes: List the session's active routes: pattern, action, times and how many requests each served. */
+export interface NetworkRoutesParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+}
+
+/** Result of network.routes. */
+export interface NetworkRoutesResult {
+  /** The session's active routes, newest last. */
+  routes: Array<{
+    route_id: string;
+    pattern: string;
+    regex: boolean;
+    action: string;
+    status?: number;
+    errorCode?: string;
+    /** Header names (never their values). */
+    headers?: string[];
+    times: number | null;
+    /** Requests it has answered, aborted or continued. */
+    served: number;
+  }>;
+}
+
+/** Params of network.offline: Take the session off the network (every request fails as without a connection), or back on. */
+export interface NetworkOfflineParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** true: offline; false: back online. */
+  offline: boolean;
+}
+
+/** Result of network.offline. */
+export interface NetworkOfflineResult {
+  offline: boolean;
+}
+
+/** Params of network.throttle: Slow the session's network down: a Chrome DevTools preset, or latency and throughput of your own. */
+export interface NetworkThrottleParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A named preset; none lifts the throttling. */
+  preset?: 'none' | 'slow-3g' | 'fast-3g' | '4g';
+  /** Figures of your own instead of a preset. */
+  custom?: {
+    /** Added to every request, in ms. */
+    latencyMs: number;
+    /** Download throughput in kbit/s. */
+    downloadKbps: number;
+    /** Upload throughput in kbit/s. */
+    uploadKbps: number;
+  };
+}
+
+/** Result of network.throttle. */
+export interface NetworkThrottleResult {
+  /** The figures now applied; null when none. */
+  throttle: {
+    latencyMs: number;
+    downloadKbps: number;
+    uploadKbps: number;
+  } | null;
+}
+
+/** Params of network.setExtraHeaders: Send these HTTP headers with every request of the session (replacing the previous set; {} clears it). */
+export interface NetworkSetExtraHeadersParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Header name → value. */
+  headers: Record<string, string>;
+}
+
+/** Result of network.setExtraHeaders. */
+export interface NetworkSetExtraHeadersResult {
+  /** The names now sent (lower case). */
+  headers: string[];
+}
+
 /** Params of screenshot: Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models. */
 export interface ScreenshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -2512,6 +2665,16 @@ export interface RpcMethods {
   'network.pull': { params: NetworkPullParams; result: NetworkPullResult; paramsOptional: false };
   'network.get': { params: NetworkGetParams; result: NetworkGetResult; paramsOptional: false };
   'network.har': { params: NetworkHarParams; result: NetworkHarResult; paramsOptional: false };
+  'network.route': { params: NetworkRouteParams; result: NetworkRouteResult; paramsOptional: false };
+  'network.unroute': { params: NetworkUnrouteParams; result: NetworkUnrouteResult; paramsOptional: false };
+  'network.routes': { params: NetworkRoutesParams; result: NetworkRoutesResult; paramsOptional: false };
+  'network.offline': { params: NetworkOfflineParams; result: NetworkOfflineResult; paramsOptional: false };
+  'network.throttle': { params: NetworkThrottleParams; result: NetworkThrottleResult; paramsOptional: false };
+  'network.setExtraHeaders': {
+    params: NetworkSetExtraHeadersParams;
+    result: NetworkSetExtraHeadersResult;
+    paramsOptional: false;
+  };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult; paramsOptional: false };
   'downloads.list': { params: DownloadsListParams; result: DownloadsListResult; paramsOptional: false };
   'downloads.get': { params: DownloadsGetParams; result: DownloadsGetResult; paramsOptional: false };
@@ -2586,6 +2749,12 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'network.pull',
   'network.get',
   'network.har',
+  'network.route',
+  'network.unroute',
+  'network.routes',
+  'network.offline',
+  'network.throttle',
+  'network.setExtraHeaders',
   'screenshot',
   'downloads.list',
   'downloads.get',
@@ -2618,6 +2787,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'pages.list',
   'network.get',
   'network.har',
+  'network.routes',
   'screenshot',
   'downloads.list',
   'downloads.get',
@@ -2844,6 +3014,12 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'network.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
   'network.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'network.har': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'network.route': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'network.unroute': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.routes': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.offline': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.throttle': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.setExtraHeaders': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   screenshot: [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
@@ -3288,6 +3464,61 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, DIALOG_PENDING.
      */
     har: (params: NetworkHarParams, options?: CallOptions) => Promise<NetworkHarResult>;
+    /**
+     * Mock, fail or change the requests of the session whose URL matches a pattern.
+     *
+     * Covers every page of the session, popups included; the newest matching route is tried first. A URL outside the allow-list is never answered or continued by a route: it stays blocked. At most 50 routes per session, 5242880 bytes per body and 20971520 for all bodies. Not on an attached tab.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    route: (params: NetworkRouteParams, options?: CallOptions) => Promise<NetworkRouteResult>;
+    /**
+     * Remove a route of the session (route_id), or all of them (all: true).
+     *
+     * Answers how many were removed and the routes left. A route that served its times is already gone (removed: 0). Requests then go to the network as before; with no route left the session stops intercepting.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    unroute: (params: NetworkUnrouteParams, options?: CallOptions) => Promise<NetworkUnrouteResult>;
+    /**
+     * List the session's active routes: pattern, action, times and how many requests each served.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    routes: (params: NetworkRoutesParams, options?: CallOptions) => Promise<NetworkRoutesResult>;
+    /**
+     * Take the session off the network (every request fails as without a connection), or back on.
+     *
+     * Every page of the session, popups included; navigator.onLine follows. Throttling is kept.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    offline: (params: NetworkOfflineParams, options?: CallOptions) => Promise<NetworkOfflineResult>;
+    /**
+     * Slow the session's network down: a Chrome DevTools preset, or latency and throughput of your own.
+     *
+     * Presets (DevTools' figures): slow-3g 2000 ms, 400/400 kbit/s; fast-3g 562.5 ms, 1440/675 kbit/s; 4g 165 ms, 8100/1350 kbit/s (down/up); none lifts it. Applied to every page of the session and to the pages it opens later. Give preset or custom, not both.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    throttle: (params: NetworkThrottleParams, options?: CallOptions) => Promise<NetworkThrottleResult>;
+    /**
+     * Send these HTTP headers with every request of the session (replacing the previous set; {} clears it).
+     *
+     * Every request to every origin, popups included (an Authorization header reaches every allowed host the pages load from). At most 50 headers; not Host, Content-Length, Connection, Proxy-* and the like. Values never reach a log line.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    setExtraHeaders: (
+      params: NetworkSetExtraHeadersParams,
+      options?: CallOptions,
+    ) => Promise<NetworkSetExtraHeadersResult>;
   };
   /**
    * Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models.
@@ -3517,6 +3748,12 @@ export function bindMethods(call: MethodCaller): RpcApi {
       pull: (params, options) => call('network.pull', params, options),
       get: (params, options) => call('network.get', params, options),
       har: (params, options) => call('network.har', params, options),
+      route: (params, options) => call('network.route', params, options),
+      unroute: (params, options) => call('network.unroute', params, options),
+      routes: (params, options) => call('network.routes', params, options),
+      offline: (params, options) => call('network.offline', params, options),
+      throttle: (params, options) => call('network.throttle', params, options),
+      setExtraHeaders: (params, options) => call('network.setExtraHeaders', params, options),
     },
     screenshot: (params, options) => call('screenshot', params, options),
     downloads: {

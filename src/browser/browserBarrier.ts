@@ -22,7 +22,11 @@ async function open(page: Page): Promise<CDPSession> {
   return cdp;
 }
 
-function sessionOf(page: Page): Promise<CDPSession | undefined> {
+/**
+ * The page's CDP session (opened at its first use, one per page): network.throttle sends its
+ * conditions there rather than opening a second one. Undefined for a page that closed meanwhile.
+ */
+export function cdpSessionOf(page: Page): Promise<CDPSession | undefined> {
   let cdp = sessions.get(page);
   if (cdp === undefined) {
     // A page that closed meanwhile, or a browser that refuses CDP: the round trip is skipped, and
@@ -40,12 +44,12 @@ export function windowOpens(page: Page): number {
 
 /** Opens the page's CDP session ahead of its first action (in the background). */
 export function prepareBarrier(page: Page): void {
-  void sessionOf(page);
+  void cdpSessionOf(page);
 }
 
 /** One command answered by the browser process, bounded by BARRIER_TIMEOUT_MS; never throws. */
 export async function browserBarrier(page: Page): Promise<void> {
-  const cdp = await sessionOf(page);
+  const cdp = await cdpSessionOf(page);
   if (cdp === undefined) return;
   await withDeadline(
     cdp.send('Page.getNavigationHistory'),

@@ -28,7 +28,7 @@ import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { SessionPages } from './sessionPages.js';
 import { DownloadStore, type DownloadLimits } from './downloadStore.js';
 import { SessionFiles } from './sessionFiles.js';
-import { prepareBarrier } from './browserBarrier.js';
+import { preparePage } from './networkConditions.js';
 
 export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
 
@@ -227,7 +227,7 @@ export class Session implements NavigationTarget {
   /** The listeners of one Playwright page; `owner` is the session page it is (now) the page of. */
   private attachPage(page: Page, owner: SessionPage): void {
     this.signals.attach(page, owner.id);
-    prepareBarrier(page);
+    preparePage(page, (type, text) => this.signals.note(type, text));
     page.on('dialog', (dialog) => this.dialogs.onDialog(dialog, owner.id));
     // An attached tab's downloads stay in the user's browser.
     if (this.release === undefined) this.downloads.attach(page, owner.id);

@@ -4,7 +4,7 @@ import { ErrorWithData, ServiceError } from './serviceError.js';
 /** Playwright prefixes its errors with the API call that failed: `locator.click: …`. */
 const PLAYWRIGHT_CALL =
   /^(page|locator|frame|frameLocator|elementHandle|browserContext|browser|keyboard|mouse|route|apiRequestContext|cdpSession|browserType)\.\w+:/;
-const CLOSED =
+export const CLOSED =
   /Target page, context or browser has been closed|Target closed|Browser has been closed|browser has disconnected|Page crashed|Page closed|Navigation failed because page crashed|Target crashed/i;
 
 /** The call an error came from, and what decides the meaning of a closed target. */

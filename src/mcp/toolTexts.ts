@@ -85,6 +85,15 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     "Reads one request by its id (r12, from network_pull or an action's failedRequests): URL, method, status, request and response headers (credentials hidden unless reveal: true), timing, sizes and both bodies. Use it to see what a failing API call sent and got back.",
   'network.har':
     'Exports the recent requests of the session as a HAR 1.2 log (headers, timings; bodies with bodies: true), for a HAR viewer or to compare two runs.',
+  'network.route':
+    'Mocks, fails or changes the requests whose URL matches a glob (or a regex): fulfill answers with your status, headers and body; abort fails them; continue sends them on with changed headers. Covers popups. Hosts outside the allow-list stay blocked. Returns a route_id.',
+  'network.unroute': 'Removes a route by route_id, or all of them with all: true; returns the routes left.',
+  'network.routes': 'Lists the active routes of the session with how many requests each served.',
+  'network.offline': 'Takes the session offline (every request fails) or back online.',
+  'network.throttle':
+    'Slows the network of the session: preset slow-3g, fast-3g or 4g, custom latency and throughput, or none to lift it.',
+  'network.setExtraHeaders':
+    'Sends these HTTP headers (an Authorization token, say) with every request of the session; {} clears them.',
   screenshot:
     'Takes a picture of the page, the full page, one element or an area, as an image, with its size. Use downscale or maxWidth to keep it small.',
   'downloads.list':

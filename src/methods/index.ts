@@ -6,6 +6,8 @@ import { findMethods } from './find.js';
 import { logsMethods } from './logs.js';
 import { networkMethods } from './network.js';
 import { networkDetailMethods } from './networkDetail.js';
+import { networkConditionMethods } from './networkConditions.js';
+import { networkRouteMethods } from './networkRoutes.js';
 import { pageMethods } from './page.js';
 import { pageActionMethods } from './pageActions.js';
 import { pageActMethods } from './pageAct.js';
@@ -36,6 +38,8 @@ export const allMethods: ServiceMethod[] = [
   ...logsMethods,
   ...networkMethods,
   ...networkDetailMethods,
+  ...networkRouteMethods,
+  ...networkConditionMethods,
   ...screenshotMethods,
   ...downloadsMethods,
   ...artifactsMethods,

@@ -1,6 +1,7 @@
 import type { MethodExamples } from '../rpc/openrpc.js';
 import { artifactsExamples } from './examplesArtifacts.js';
 import { interactExamples } from './examplesInteract.js';
+import { networkExamples } from './examplesNetwork.js';
 import { pageExamples } from './examplesPage.js';
 import { serviceExamples } from './examplesService.js';
 import { stateExamples } from './examplesState.js';
@@ -16,4 +17,5 @@ export const methodExamples: MethodExamples = {
   ...pageExamples,
   ...interactExamples,
   ...artifactsExamples,
+  ...networkExamples,
 };
