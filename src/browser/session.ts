@@ -6,7 +6,6 @@ import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
 import type { UrlPolicy } from './urlPolicy.js';
-import { withDeadline } from '../errors/deadline.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
 import {
   gotoChecked,
@@ -32,8 +31,6 @@ import { preparePage } from './networkConditions.js';
 
 export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
 
-/** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
-const REPLACE_PAGE_TIMEOUT_MS = 15_000;
 /** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
 const ADOPTED_PAGE_EVENTS = [
   'console',
@@ -335,20 +332,7 @@ export class Session implements NavigationTarget {
       this.note('info', 'The attached tab was left as it is; attach it again if it stays unusable.');
       return;
     }
-    const old = on.page;
-    // The size the caller chose (session.create's viewport, page.setViewport) outlives the page.
-    const size = old.viewportSize();
-    const fresh = await withDeadline(
-      this.pages.openOwn().then(async (page) => {
-        if (size !== null) await page.setViewportSize(size);
-        return page;
-      }),
-      REPLACE_PAGE_TIMEOUT_MS,
-      () => new Error('opening a fresh page timed out'),
-    );
-    this.pages.replace(on, fresh);
-    // The old page is being replaced because it is unusable: a failure to close it changes nothing.
-    await old.close({ runBeforeUnload: false }).catch(() => undefined);
+    await this.pages.renew(on);
   }
 
   private async recoverFromCrash(): Promise<void> {

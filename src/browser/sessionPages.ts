@@ -5,6 +5,9 @@ import { capUrl } from './pageGuards.js';
 import type { PageOpenedEvent } from './sessionEvents.js';
 import { MAIN_PAGE_ID, SessionPage } from './sessionPage.js';
 
+/** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
+const REPLACE_PAGE_TIMEOUT_MS = 15_000;
+
 /**
  * A page that opens popups without end must not exhaust the browser: at most this many pages opened
  * by the session's pages are open at once; past it, new ones close. A page closed frees its slot.
@@ -181,6 +184,27 @@ export class SessionPages {
     this.host.closed(owner.id);
     this.pages.set(owner.id, owner);
     this.watch(fresh, owner);
+  }
+
+  /**
+   * Opens a fresh page in place of a page that is unusable (crashed, closed, stuck past an evaluate
+   * deadline), within REPLACE_PAGE_TIMEOUT_MS, at the viewport size the old one had (session.create's
+   * viewport or page.setViewport), and closes the old one.
+   */
+  async renew(owner: SessionPage): Promise<void> {
+    const old = owner.page;
+    const size = old.viewportSize();
+    const fresh = await withDeadline(
+      this.openOwn().then(async (page) => {
+        if (size !== null) await page.setViewportSize(size);
+        return page;
+      }),
+      REPLACE_PAGE_TIMEOUT_MS,
+      () => new Error('opening a fresh page timed out'),
+    );
+    this.replace(owner, fresh);
+    // The old page is being replaced because it is unusable: a failure to close it changes nothing.
+    await old.close({ runBeforeUnload: false }).catch(() => undefined);
   }
 
   /** Makes a Playwright page a page of the session, with the next id; it does not become active. */
