@@ -7,7 +7,8 @@
 // it a directory of the service's own), one event file per chunk and one network file per trace,
 // named after the trace's name, and resources (response bodies, snapshot images) shared by every
 // trace of the browser under their SHA-1. A trace's named files are deleted here when it ends; the
-// shared resources stay until the browser closes (another context's trace may still need them).
+// shared ones when the last open context that traced closes (before, another trace may need them).
+import { renameSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
@@ -56,6 +57,35 @@ const named =
   (file: string): boolean =>
     file.startsWith(`${name}.`) || file.startsWith(`${name}-`);
 
+/** The folders of a tracesDir every trace of the browser shares (Playwright writes each file once per context). */
+const SHARED_DIRS = ['resources', 'screenshots', 'screencast', 'aria'];
+/** Open contexts with a trace store, per tracesDir: the shared folders go when none is left. */
+const openTraced = new Map<string, number>();
+let purges = 0;
+
+/**
+ * Removes the shared folders of a tracesDir once no open context has traced in it. Each is renamed
+ * away synchronously, in the same tick as the count is read, so a context that starts tracing later
+ * makes fresh folders and never writes into one being deleted; then the renamed copy is deleted.
+ */
+async function purgeShared(tracesDir: string, warn: (text: string) => void): Promise<void> {
+  if ((openTraced.get(tracesDir) ?? 0) > 0) return;
+  const doomed: string[] = [];
+  for (const dir of SHARED_DIRS) {
+    const from = join(tracesDir, dir);
+    const to = join(tracesDir, `.purged-${++purges}`);
+    try {
+      renameSync(from, to);
+      doomed.push(to);
+    } catch (error) {
+      // A folder no trace made (screencast without screencasts) is not there to remove.
+      const missing = error instanceof Error && 'code' in error && error.code === 'ENOENT';
+      if (!missing) warn(`could not remove ${from}: ${String(error)}`);
+    }
+  }
+  await Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true })));
+}
+
 export class TraceStore {
   private readonly entries = new Map<string, Entry>();
   private mode: Mode = { kind: 'off' };
@@ -70,8 +100,18 @@ export class TraceStore {
     private readonly files: SessionFiles,
     private readonly deps: TraceDeps,
   ) {
-    // Whatever a trace still had in the browser's tracesDir goes with the context.
-    context.once('close', () => void this.removeRaw((f) => f.startsWith(`${this.sessionId}-`)));
+    // Whatever a trace still had in the browser's tracesDir goes with the context, and the shared
+    // folders with the last open context that traced.
+    const dir = deps.tracesDir;
+    openTraced.set(dir, (openTraced.get(dir) ?? 0) + 1);
+    context.once('close', () => {
+      const left = (openTraced.get(dir) ?? 1) - 1;
+      if (left === 0) openTraced.delete(dir);
+      else openTraced.set(dir, left);
+      void this.removeRaw((f) => f.startsWith(`${this.sessionId}-`)).then(() =>
+        purgeShared(dir, (text) => this.files.warn(text)),
+      );
+    });
   }
 
   /** Whether failed calls are traced (session.create traceOnFailure). */

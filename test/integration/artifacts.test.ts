@@ -204,6 +204,8 @@ describe('with the default caps', () => {
       await s.close();
       expect(existsSync(dir)).toBe(false);
       await expect.poll(own, { timeout: 10_000 }).toEqual([]);
+      // No other context traced: the resources every trace of the browser shares went too.
+      await expect.poll(() => readdirSync(tracesDir), { timeout: 10_000 }).toEqual([]);
     });
   });
 
