@@ -1944,10 +1944,8 @@ export interface NetworkHarResult {
 export interface NetworkRouteParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** The URLs to match: a Playwright glob (a star is any run of characters but a slash, two stars any run, {a,b} either; e.g. 'http://127.0.0.1:8080/api/**'), or with regex: true a regular expression's source tested on the whole URL. */
+  /** The URLs to match, a glob on the whole URL: * is any run of characters but /, ** any run, {a,b} either option, \ escapes the next character; e.g. 'http://127.0.0.1:8080/api/**'. Matched by the service in time linear in the URL (URLs over 4096 characters never match). */
   pattern: string;
-  /** pattern is a regular expression source, not a glob. */
-  regex?: boolean;
   /** fulfill: answer with status, headers and body, the server never asked; abort: fail the request with errorCode; continue: send it on with changed headers. */
   action: 'fulfill' | 'abort' | 'continue';
   /** fulfill: the HTTP status (default 200). */
@@ -2003,7 +2001,6 @@ export interface NetworkUnrouteResult {
   routes: Array<{
     route_id: string;
     pattern: string;
-    regex: boolean;
     action: string;
     status?: number;
     errorCode?: string;
@@ -2027,7 +2024,6 @@ export interface NetworkRoutesResult {
   routes: Array<{
     route_id: string;
     pattern: string;
-    regex: boolean;
     action: string;
     status?: number;
     errorCode?: string;

@@ -5,6 +5,7 @@
 // continued by a route; it goes on as without routes, to the egress proxy that blocks and records it.
 import type { BrowserContext, Route } from 'playwright-core';
 import { CLOSED } from '../errors/mapError.js';
+import type { UrlGlob } from './urlGlob.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 /** Routes one session may have at a time. */
@@ -14,10 +15,10 @@ export const MAX_ROUTE_BODY_BYTES = 5 * 1024 * 1024;
 /** Bytes of the fulfilled bodies of one session's routes together (bodies are held in memory). */
 export const MAX_ROUTE_BODIES_BYTES = 20 * 1024 * 1024;
 /**
- * A regex route tests URLs up to this length; a longer URL (a page can make one of megabytes) goes on
- * unmatched, so a caller's regex never runs over page-controlled megabytes on the service's thread.
+ * The automaton states of a session's route globs together (urlGlob.ts): each request is tested
+ * against every route, so this bounds the work one request costs the service's thread.
  */
-export const MAX_REGEX_URL_CHARS = 8192;
+export const MAX_SESSION_GLOB_STATES = 10_000;
 
 /** The codes of Playwright's route.abort, with the failure the page sees. */
 export const ABORT_CODES = [
@@ -45,8 +46,8 @@ export type RouteAction =
 
 export interface RouteSpec {
   pattern: string;
-  /** A compiled regex (network.route checked it); undefined for a glob. */
-  regex: RegExp | undefined;
+  /** The pattern compiled (network.route checked it). */
+  glob: UrlGlob;
   times: number | undefined;
   action: RouteAction;
 }
@@ -55,7 +56,6 @@ export interface RouteSpec {
 export interface RouteInfo {
   route_id: string;
   pattern: string;
-  regex: boolean;
   action: string;
   status?: number;
   errorCode?: string;
@@ -67,7 +67,7 @@ export interface RouteInfo {
 interface ActiveRoute {
   id: string;
   spec: RouteSpec;
-  matcher: string | ((url: URL) => boolean);
+  matcher: (url: URL) => boolean;
   handler: (route: Route) => Promise<void>;
   served: number;
 }
@@ -87,6 +87,13 @@ export class SessionRoutes {
     return this.routes.size;
   }
 
+  /** The automaton states of the session's globs together (MAX_SESSION_GLOB_STATES). */
+  get globStates(): number {
+    let total = 0;
+    for (const r of this.routes.values()) total += r.spec.glob.states;
+    return total;
+  }
+
   /** Bytes the session's fulfilled bodies hold. */
   get bodyBytes(): number {
     let total = 0;
@@ -98,14 +105,11 @@ export class SessionRoutes {
   /** Installs a route; its id (rt1, rt2 …). The newest route is tried first, as in Playwright. */
   async add(spec: RouteSpec): Promise<string> {
     const id = `rt${this.nextId++}`;
-    const regex = spec.regex;
     const entry: ActiveRoute = {
       id,
       spec,
-      matcher:
-        regex === undefined
-          ? spec.pattern
-          : (url) => url.href.length <= MAX_REGEX_URL_CHARS && regex.test(url.href),
+      // Matched here, not by Playwright: its globs become backtracking regular expressions.
+      matcher: (url) => spec.glob.test(url.href),
       handler: (route) => this.serve(entry, route),
       served: 0,
     };
@@ -141,7 +145,6 @@ export class SessionRoutes {
       return {
         route_id: id,
         pattern: spec.pattern,
-        regex: spec.regex !== undefined,
         action: a.action,
         ...(a.action === 'fulfill' ? { status: a.status } : {}),
         ...(a.action === 'abort' ? { errorCode: a.errorCode } : {}),

@@ -86,7 +86,7 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'network.har':
     'Exports the recent requests of the session as a HAR 1.2 log (headers, timings; bodies with bodies: true), for a HAR viewer or to compare two runs.',
   'network.route':
-    'Mocks, fails or changes the requests whose URL matches a glob (or a regex): fulfill answers with your status, headers and body; abort fails them; continue sends them on with changed headers. Covers popups. Hosts outside the allow-list stay blocked. Returns a route_id.',
+    'Mocks, fails or changes the requests whose URL matches a glob: fulfill answers with your status, headers and body; abort fails them; continue sends them on with changed headers. Covers popups. Hosts outside the allow-list stay blocked. Returns a route_id.',
   'network.unroute': 'Removes a route by route_id, or all of them with all: true; returns the routes left.',
   'network.routes': 'Lists the active routes of the session with how many requests each served.',
   'network.offline': 'Takes the session offline (every request fails) or back online.',

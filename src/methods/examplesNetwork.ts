@@ -6,7 +6,6 @@ import { EXAMPLE_SESSION as S } from './exampleValues.js';
 const itemsRoute = {
   route_id: 'rt1',
   pattern: '**/routes/api/items',
-  regex: false,
   action: 'fulfill',
   status: 200,
   headers: ['content-type'],

@@ -10,25 +10,21 @@ import {
   MAX_ROUTE_BODIES_BYTES,
   MAX_ROUTE_BODY_BYTES,
   MAX_ROUTES,
+  MAX_SESSION_GLOB_STATES,
   routesOf,
   type RouteAction,
 } from '../browser/sessionRoutes.js';
+import { compileGlob, GlobError, type UrlGlob } from '../browser/urlGlob.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
 import { ownContext } from './storage.js';
 
-/** Characters of a route's pattern (a glob, or a regular expression's source). */
+/** Characters of a route's pattern. */
 export const MAX_ROUTE_PATTERN_CHARS = 1000;
 /** The most matches `times` may ask for. */
 const MAX_ROUTE_TIMES = 1_000_000;
 /** Base64 characters of MAX_ROUTE_BODY_BYTES. */
 const MAX_BODY_BASE64_CHARS = Math.ceil(MAX_ROUTE_BODY_BYTES / 3) * 4;
-/**
- * A quantified group with a quantifier inside, (a+)+ or (.*x)*, or a backreference: the shapes whose
- * matching can take exponential time on a crafted URL, on the service's one thread. Refused.
- */
-const RISKY_REGEX = /\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)(?:[*+]|\{\d*,)|\\[1-9]|\\k</;
-
 const HeadersParam = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), {
   maxProperties: MAX_HEADERS,
   description:
@@ -47,9 +43,8 @@ const RouteParams = {
     minLength: 1,
     maxLength: MAX_ROUTE_PATTERN_CHARS,
     description:
-      "The URLs to match: a Playwright glob (a star is any run of characters but a slash, two stars any run, {a,b} either; e.g. 'http://127.0.0.1:8080/api/**'), or with regex: true a regular expression's source tested on the whole URL.",
+      "The URLs to match, a glob on the whole URL: * is any run of characters but /, ** any run, {a,b} either option, \\ escapes the next character; e.g. 'http://127.0.0.1:8080/api/**'. Matched by the service in time linear in the URL (URLs over 4096 characters never match).",
   }),
-  regex: Type.Boolean({ default: false, description: 'pattern is a regular expression source, not a glob.' }),
   action: Type.Union([Type.Literal('fulfill'), Type.Literal('abort'), Type.Literal('continue')], {
     description:
       'fulfill: answer with status, headers and body, the server never asked; abort: fail the request with errorCode; continue: send it on with changed headers.',
@@ -131,24 +126,20 @@ function actionOf(p: RouteInput & { action: RouteAction['action'] }): RouteActio
   return { action: 'fulfill', status: p.status ?? 200, headers, body };
 }
 
-/** The compiled regular expression of a regex route, refused when it does not compile or may blow up. */
-function compiled(source: string): RegExp {
-  if (RISKY_REGEX.test(source))
-    throw refuse(
-      '/pattern',
-      'has a quantified group with a quantifier inside, or a backreference: write it without nesting (it may take exponential time)',
-    );
+/** The pattern compiled, refused with what is wrong with it. */
+function globOf(pattern: string): UrlGlob {
   try {
-    return new RegExp(source);
+    return compileGlob(pattern);
   } catch (error) {
-    throw refuse('/pattern', `is not a regular expression: ${error instanceof Error ? error.message : ''}`);
+    if (error instanceof GlobError)
+      throw refuse('/pattern', `is not a glob the service can match: ${error.message}`);
+    throw error;
   }
 }
 
 const RouteInfoSchema = Type.Object({
   route_id: Type.String(),
   pattern: Type.String(),
-  regex: Type.Boolean(),
   action: Type.String(),
   status: Type.Optional(Type.Integer()),
   errorCode: Type.Optional(Type.String()),
@@ -171,8 +162,14 @@ export const networkRoute = defineSessionMethod({
   async handler(params, { session, services }) {
     const context = ownContext(session, 'network.route');
     const action = actionOf(params);
-    const regex = params.regex ? compiled(params.pattern) : undefined;
+    const glob = globOf(params.pattern);
     const routes = routesOf(context, services.policy, (type, text) => session.note(type, text));
+    if (routes.globStates + glob.states > MAX_SESSION_GLOB_STATES)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `The session's route patterns would add up to ${routes.globStates + glob.states} characters (their brace options expanded), over the ${MAX_SESSION_GLOB_STATES} matched against each request: remove some routes first.`,
+        { limit: 'MAX_SESSION_GLOB_STATES', max: MAX_SESSION_GLOB_STATES },
+      );
     if (routes.size >= MAX_ROUTES)
       throw new ServiceError(
         'LIMIT_REACHED',
@@ -186,7 +183,7 @@ export const networkRoute = defineSessionMethod({
         `The session's routes would hold ${routes.bodyBytes + bytes} bytes of bodies, over the ${MAX_ROUTE_BODIES_BYTES} allowed: remove some routes first.`,
         { limit: 'MAX_ROUTE_BODIES_BYTES', max: MAX_ROUTE_BODIES_BYTES },
       );
-    const route_id = await routes.add({ pattern: params.pattern, regex, times: params.times, action });
+    const route_id = await routes.add({ pattern: params.pattern, glob, times: params.times, action });
     return { route_id };
   },
 });
