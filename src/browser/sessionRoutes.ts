@@ -67,7 +67,7 @@ export interface RouteInfo {
 interface ActiveRoute {
   id: string;
   spec: RouteSpec;
-  matcher: (url: URL) => boolean;
+  matcher: RegExp | ((url: URL) => boolean);
   handler: (route: Route) => Promise<void>;
   served: number;
 }
@@ -108,8 +108,13 @@ export class SessionRoutes {
     const entry: ActiveRoute = {
       id,
       spec,
-      // Matched here, not by Playwright: its globs become backtracking regular expressions.
-      matcher: (url) => spec.glob.test(url.href),
+      // Matched here, not by Playwright: its globs become backtracking regular expressions. Playwright
+      // only looks for the glob's plain text (a regex of literal characters, linear), so a request
+      // without it goes on inside Playwright; one with it is matched by the glob in act().
+      matcher:
+        spec.glob.literal === ''
+          ? (url) => spec.glob.test(url.href)
+          : new RegExp(spec.glob.literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
       handler: (route) => this.serve(entry, route),
       served: 0,
     };
@@ -173,6 +178,7 @@ export class SessionRoutes {
     // Outside the allow-list, or a route removed (or used up) while this request waited: the request
     // goes on as if the route did not exist, to the next route or to the network (the egress proxy).
     if (
+      !entry.spec.glob.test(request.url()) ||
       !this.policy.checkRequest(request.url()).allowed ||
       this.routes.get(entry.id) !== entry ||
       (times !== undefined && entry.served >= times)

@@ -90,6 +90,48 @@ function matchOne(pattern: readonly Element[], url: string): boolean {
 export interface UrlGlob {
   test(url: string): boolean;
   states: number;
+  /**
+   * A run of plain characters every URL the glob matches contains ('' when there is none), for a
+   * cheap first look: a URL without it cannot match.
+   */
+  literal: string;
+}
+
+/** Characters of a run of plain text the first look searches for at most. */
+const MAX_LITERAL_CHARS = 200;
+
+/** The longest run of plain characters (at most MAX_LITERAL_CHARS) that every alternative contains. */
+function commonLiteral(alternatives: readonly Element[][]): string {
+  const runsOf = (p: readonly Element[]) =>
+    p
+      .map((e) => (typeof e === 'string' ? e : '\u0000'))
+      .join('')
+      .split('\u0000')
+      .filter((run) => run !== '');
+  const [first, ...others] = alternatives.map(runsOf);
+  const inAll = (text: string) => others.every((runs) => runs.some((run) => run.includes(text)));
+  /** A common substring of this length, if there is one (if one of length k exists, so does k - 1). */
+  const ofLength = (k: number): string | undefined => {
+    for (const run of first ?? [])
+      for (let i = 0; i + k <= run.length; i++) {
+        const text = run.slice(i, i + k);
+        if (inAll(text)) return text;
+      }
+    return undefined;
+  };
+  let best = '';
+  let low = 1;
+  let high = Math.min(MAX_LITERAL_CHARS, Math.max(0, ...(first ?? []).map((r) => r.length)));
+  while (low <= high) {
+    const k = Math.floor((low + high) / 2);
+    const found = ofLength(k);
+    if (found === undefined) high = k - 1;
+    else {
+      best = found;
+      low = k + 1;
+    }
+  }
+  return best;
 }
 
 /** Compiles a glob (`*`, `**`, `{a,b}`, `\` escapes; everything else literal); GlobError says what is wrong. */
@@ -103,5 +145,6 @@ export function compileGlob(glob: string): UrlGlob {
   return {
     test: (url) => url.length <= MAX_GLOB_URL_CHARS && alternatives.some((p) => matchOne(p, url)),
     states,
+    literal: commonLiteral(alternatives),
   };
 }

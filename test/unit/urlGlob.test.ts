@@ -32,6 +32,13 @@ describe('compileGlob', () => {
     expect(matches('**a**a**a**a**a**a**', url)).toBe(true);
   });
 
+  it('names a run of plain text every match contains, for a linear first look', () => {
+    expect(compileGlob('**/routes/api/{items,other}').literal).toBe('/routes/api/');
+    expect(compileGlob('http://h/*/x.js').literal).toBe('http://h/');
+    expect(compileGlob('**/{ab,cd}').literal).toBe('/');
+    expect(compileGlob('**').literal).toBe('');
+  });
+
   it('refuses what it cannot parse, and brace groups past the caps', () => {
     for (const glob of ['**/{a,b', '**/a}', '**/{a*,b}', 'x\\', '{a,b}{c,d}{e,f}{g,h}{i,j}'])
       expect(() => compileGlob(glob), glob).toThrow(GlobError);
