@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { ErrorWithData, ServiceError } from '../errors/serviceError.js';
 import type { Session } from './session.js';
+import { SessionNotFoundError } from './browserErrors.js';
 import { readFileSlice, type SessionFiles } from './sessionFiles.js';
 
 export interface TraceLimits {
@@ -152,7 +153,11 @@ export class TraceStore {
       await this.context.tracing.stop({ path });
     } finally {
       await this.removeRaw(named(mode.name));
+      // A session closed meanwhile (session.close does not wait for the lock): Playwright's save
+      // made the directory again; it goes with the session.
+      await this.files.removeIfEnded();
     }
+    if (this.files.ended) throw new SessionNotFoundError(this.sessionId, 'closed');
     return this.keep({ trace_id, path, bytes: (await stat(path)).size, failure: false });
   }
 
@@ -213,6 +218,7 @@ export class TraceStore {
     try {
       const path = await this.files.path(`${trace_id}.zip`);
       await this.context.tracing.stopChunk({ path });
+      await this.files.removeIfEnded();
       await this.removeChunks();
       const kept = await this.keep({ trace_id, path, bytes: (await stat(path)).size, failure: true });
       return { trace_id: kept.trace_id };

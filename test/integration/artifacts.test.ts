@@ -209,6 +209,20 @@ describe('with the default caps', () => {
     });
   });
 
+  it('a session closed while trace.stop saves its zip leaves no directory behind', async () => {
+    const s = await session(suite, '/artifacts/trace');
+    await clickTrace(s);
+    const dir = await filesDir(suite, s.id);
+    await s.call('trace.start');
+    await s.call('page.click', { selector: '#go' });
+    // session.close does not wait for the call in progress; whichever ends first, nothing is left.
+    const stopping = suite.service.rpc('trace.stop', { session_id: s.id });
+    await s.close();
+    const stopped = await stopping;
+    expect(stopped.error === undefined || [-32010, -32006].includes(stopped.error.code)).toBe(true);
+    await expect.poll(() => existsSync(dir), { timeout: 10_000 }).toBe(false);
+  });
+
   describe('traceOnFailure', () => {
     it("keeps a failed call's trace (trace_id in its error data), discards a succeeding call's", async () => {
       const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {
