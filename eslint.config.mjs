@@ -313,15 +313,16 @@ export default tseslint.config(
     ),
   },
   {
-    files: ['src/config.ts', 'src/configKeys.ts'],
+    files: ['src/config.ts', 'src/configKeys.ts', 'src/configCaps.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['./*', '../*', '!./configKeys.js'],
-              message: 'config.ts and configKeys.ts import nothing of the project but each other',
+              group: ['./*', '../*', '!./configKeys.js', '!./configCaps.js'],
+              message:
+                'config.ts, configKeys.ts and configCaps.ts import nothing of the project but each other',
             },
           ],
         },

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 
-/** Validated configuration. Read once, in one place; a bad value stops start-up naming the variable. */
-export interface Config {
+/**
+ * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
+ * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
+ */
+export interface Config extends BodyCaps {
   port: number;
   host: string;
   /**
@@ -316,6 +320,10 @@ export function loadConfig(env: Source = process.env): Config {
     maxTraceInlineBytes: int('MAX_TRACE_INLINE_BYTES', get('MAX_TRACE_INLINE_BYTES'), 0, 64 * 1024 * 1024),
     maxSessionTraceBytes: int('MAX_SESSION_TRACE_BYTES', get('MAX_SESSION_TRACE_BYTES'), 1),
     maxFailureTraces: int('MAX_FAILURE_TRACES', get('MAX_FAILURE_TRACES'), 1, 1000),
+    ...loadBodyCaps(
+      (key, min, max) => int(key, get(key), min, max),
+      (key, message) => new ConfigError(key, message),
+    ),
     maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),

@@ -127,9 +127,11 @@ export async function startService(
       closeTimeoutMs: config.sessionCloseTimeoutMs,
       poolSize: config.poolSize,
       poolRefillIdleMs: config.poolRefillIdleMs,
+      context: { clipboardChars: config.maxClipboardChars },
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,
+        requestDetails: config.maxNetworkDetails,
         settle: {
           quietMs: config.settleQuietMs,
           bodyGraceMs: config.settleBodyGraceMs,

@@ -1899,9 +1899,9 @@ export interface NetworkGetResult {
     encoding?: 'text' | 'base64';
     /** The body, or its first MAX_NETWORK_BODY_BYTES. */
     content?: string;
-    /** Cut at 1048576 bytes (MAX_NETWORK_BODY_BYTES); size is the whole. */
+    /** Cut at MAX_NETWORK_BODY_BYTES bytes (a configuration key); size is the whole. */
     truncated?: true;
-    /** Why there is no content: too large (over 10485760 bytes, not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
+    /** Why there is no content: too large (over MAX_NETWORK_BODY_FETCH_BYTES: not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
     unavailable?: string;
   };
   responseBody?: {
@@ -1911,9 +1911,9 @@ export interface NetworkGetResult {
     encoding?: 'text' | 'base64';
     /** The body, or its first MAX_NETWORK_BODY_BYTES. */
     content?: string;
-    /** Cut at 1048576 bytes (MAX_NETWORK_BODY_BYTES); size is the whole. */
+    /** Cut at MAX_NETWORK_BODY_BYTES bytes (a configuration key); size is the whole. */
     truncated?: true;
-    /** Why there is no content: too large (over 10485760 bytes, not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
+    /** Why there is no content: too large (over MAX_NETWORK_BODY_FETCH_BYTES: not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted). */
     unavailable?: string;
   };
 }
@@ -1922,7 +1922,7 @@ export interface NetworkGetResult {
 export interface NetworkHarParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** Include request and response bodies (each cut at 1048576 bytes). Default false. */
+  /** Include request and response bodies (each cut at MAX_NETWORK_BODY_BYTES bytes). Default false. */
   bodies?: boolean;
   /** Answer header values that carry credentials as they are: Authorization, Proxy-Authorization, Cookie, Set-Cookie and headers whose name contains token, secret, api-key, apikey, session or auth. Hidden by default ("[redacted: N chars]"). */
   reveal?: boolean;
@@ -1952,9 +1952,9 @@ export interface NetworkRouteParams {
   status?: number;
   /** fulfill: the response headers; continue: request headers to add or change (the others are kept). Not Host, Content-Length, Connection, Proxy-* and the like for continue. */
   headers?: Record<string, string>;
-  /** fulfill: the body as text (UTF-8), at most 5242880 bytes. */
+  /** fulfill: the body as text (UTF-8), at most MAX_ROUTE_BODY_BYTES bytes (a configuration key). */
   body?: string;
-  /** fulfill: the body as base64, for bytes that are not text (instead of body). */
+  /** fulfill: the body as base64, for bytes that are not text (instead of body); at most MAX_ROUTE_BODY_BYTES bytes decoded. */
   bodyBase64?: string;
   /** fulfill: the Content-Type, e.g. 'application/json' (a content-type in headers wins). */
   contentType?: string;
@@ -3090,7 +3090,7 @@ export interface RpcApi {
     /**
      * Export the session's storage state: every cookie and the localStorage of every origin.
      *
-     * The shape session.create and session.setStorageState take, to carry a logged-in state to another session. Fails with LIMIT_REACHED past 8388608 characters of JSON.
+     * The shape session.create and session.setStorageState take, to carry a logged-in state to another session. Fails with LIMIT_REACHED past MAX_STORAGE_STATE_CHARS characters of JSON (a configuration key).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, INVALID_PARAMS, DIALOG_PENDING.
@@ -3445,7 +3445,7 @@ export interface RpcApi {
     /**
      * Read one request of the session by its id: headers, status, timing, sizes and bodies.
      *
-     * Ids (r1, r2 …) come from network.pull and from the failedRequests of an action's answer. The details of the session's most recent 500 requests are kept (MAX_NETWORK_DETAILS); bodies are read from the browser now, each cut at 1048576 bytes. Header secrets are hidden unless reveal.
+     * Ids (r1, r2 …) come from network.pull and from the failedRequests of an action's answer. The details of the session's most recent MAX_NETWORK_DETAILS requests are kept; bodies are read from the browser now, each cut at MAX_NETWORK_BODY_BYTES bytes (both configuration keys). Header secrets are hidden unless reveal.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
@@ -3454,7 +3454,7 @@ export interface RpcApi {
     /**
      * Export the session's kept requests as a HAR 1.2 log (headers, timings, optionally bodies).
      *
-     * The most recent 500 requests (MAX_NETWORK_DETAILS), oldest first; each entry's _id is its request id. Header secrets and cookie values are hidden unless reveal. Fails with LIMIT_REACHED past 8388608 characters of JSON (MAX_HAR_CHARS).
+     * The most recent MAX_NETWORK_DETAILS requests, oldest first; each entry's _id is its request id. Header secrets and cookie values are hidden unless reveal. Fails with LIMIT_REACHED past MAX_HAR_CHARS characters of JSON (both configuration keys).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, DIALOG_PENDING.
@@ -3463,7 +3463,7 @@ export interface RpcApi {
     /**
      * Mock, fail or change the requests of the session whose URL matches a pattern.
      *
-     * Covers every page of the session, popups included; the newest matching route is tried first. A URL outside the allow-list is never answered or continued by a route: it stays blocked. At most 50 routes per session, 5242880 bytes per body and 20971520 for all bodies. Not on an attached tab.
+     * Covers every page of the session, popups included; the newest matching route is tried first. A URL outside the allow-list is never answered or continued by a route: it stays blocked. At most 50 routes per session, MAX_ROUTE_BODY_BYTES per body and MAX_ROUTE_BODIES_BYTES for all bodies (configuration keys). Not on an attached tab.
      *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.

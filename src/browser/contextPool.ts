@@ -29,6 +29,12 @@ export type ContextOverrides = Pick<
   | 'permissions'
 >;
 
+/** What every service context is made with from the configuration. */
+export interface ContextLimits {
+  /** MAX_CLIPBOARD_CHARS: what the context's clipboard holds at most. */
+  clipboardChars: number;
+}
+
 /** Whether a context with these overrides is a default one apart from its viewport (a pooled one will do). */
 export function pooledWillDo(overrides: ContextOverrides): boolean {
   return Object.entries(overrides).every(([key, value]) => key === 'viewport' || value === undefined);
@@ -50,9 +56,10 @@ export async function closeQuietly(item: OpenedContext, logger: Logger): Promise
 /** A new isolated context with its one page, on the shared browser, within OPEN_CONTEXT_TIMEOUT_MS. */
 export async function openContext(
   host: BrowserHost,
+  limits: ContextLimits,
   overrides: ContextOverrides = {},
 ): Promise<OpenedContext> {
-  const opening = openContextUnbounded(host, overrides);
+  const opening = openContextUnbounded(host, limits, overrides);
   return withDeadline(opening, OPEN_CONTEXT_TIMEOUT_MS, () => {
     // Whatever arrives late is closed, so a slow browser does not leak the context.
     opening.then((late) => late.context.close()).catch(() => undefined);
@@ -64,7 +71,11 @@ export async function openContext(
   });
 }
 
-async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrides): Promise<OpenedContext> {
+async function openContextUnbounded(
+  host: BrowserHost,
+  limits: ContextLimits,
+  overrides: ContextOverrides,
+): Promise<OpenedContext> {
   const context = await host.newContext({
     ...overrides,
     viewport: overrides.viewport ?? DEFAULT_VIEWPORT,
@@ -76,7 +87,7 @@ async function openContextUnbounded(host: BrowserHost, overrides: ContextOverrid
   });
   try {
     await context.addInitScript(PAGE_GUARD_SCRIPT);
-    await installClipboard(context);
+    await installClipboard(context, limits.clipboardChars);
     return { context, page: await context.newPage() };
   } catch (error) {
     await context.close().catch(() => undefined);
@@ -106,6 +117,7 @@ export class ContextPool {
 
   constructor(
     private readonly host: BrowserHost,
+    private readonly limits: ContextLimits,
     private readonly size: number,
     private readonly room: () => number,
     private readonly idle: () => boolean,
@@ -173,7 +185,7 @@ export class ContextPool {
       this.pending++;
       let item: OpenedContext;
       try {
-        item = await openContext(this.host);
+        item = await openContext(this.host, this.limits);
       } catch (error) {
         this.logger.warn({ err: error }, 'pre-creating a context failed; the pool refills on the next take');
         return;

@@ -4,11 +4,9 @@
 import type { Request } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 import { redacted, redactHeaderList } from './headerRedaction.js';
-import { headersOf, requestBody, responseBody, type BodyReport } from './requestDetail.js';
+import { headersOf, requestBody, responseBody, type BodyLimits, type BodyReport } from './requestDetail.js';
 import type { RequestRecord } from './requestLog.js';
 
-/** network.har answers at most this many characters of JSON; past it the call fails with LIMIT_REACHED. */
-export const MAX_HAR_CHARS = 8 * 1024 * 1024;
 /** Requests whose details are read from the browser at once while a HAR is built. */
 const HAR_BATCH = 20;
 
@@ -19,8 +17,10 @@ export interface HarOptions {
   bodies: boolean;
   reveal: boolean;
   creator: { name: string; version: string };
-  /** Past this many characters of JSON the build stops with LIMIT_REACHED. */
+  /** MAX_HAR_CHARS: past this many characters of JSON the build stops with LIMIT_REACHED. */
   maxChars: number;
+  /** MAX_NETWORK_BODY_BYTES and MAX_NETWORK_BODY_FETCH_BYTES, for the bodies. */
+  bodyLimits: BodyLimits;
 }
 
 const pairs = (headers: Record<string, string>): Pair[] =>
@@ -129,7 +129,9 @@ export async function harEntry(record: RequestRecord, options: HarOptions): Prom
   // Sizes the browser no longer holds are left out (-1, as HAR says for unknown).
   const sizes = record.finished && response ? await request.sizes().catch(() => undefined) : undefined;
   const requestMime = req.headers['content-type'] ?? '';
-  const post = options.bodies ? requestBody(request, req.headers['content-type']) : undefined;
+  const post = options.bodies
+    ? requestBody(request, req.headers['content-type'], options.bodyLimits)
+    : undefined;
   const posted = request.postDataBuffer();
   const t = timings(request.timing());
   const startTime = request.timing().startTime;
@@ -165,7 +167,7 @@ export async function harEntry(record: RequestRecord, options: HarOptions): Prom
   if (response && res) {
     const mimeType = res.headers['content-type'] ?? '';
     const bodySize = sizes?.responseBodySize ?? -1;
-    const body = options.bodies ? await responseBody(record, response) : undefined;
+    const body = options.bodies ? await responseBody(record, response, options.bodyLimits) : undefined;
     entry.response = {
       status: response.status(),
       statusText: response.statusText(),

@@ -9,10 +9,13 @@ import { redactHeaders } from './headerRedaction.js';
 import { capUrl } from './pageGuards.js';
 import type { RequestRecord } from './requestLog.js';
 
-/** A body answered is cut at this many bytes (truncated, with its full size). */
-export const MAX_NETWORK_BODY_BYTES = 1024 * 1024;
-/** A response body whose known size is over this is not fetched from the browser at all: too large. */
-export const MAX_NETWORK_BODY_FETCH_BYTES = 10 * 1024 * 1024;
+/** The caps on the bodies network.get and network.har answer (config keys, configCaps.ts). */
+export interface BodyLimits {
+  /** MAX_NETWORK_BODY_BYTES: a body answered is cut at this many bytes (truncated, with its full size). */
+  maxBytes: number;
+  /** MAX_NETWORK_BODY_FETCH_BYTES: a response body whose known size is over this is not fetched at all. */
+  maxFetchBytes: number;
+}
 /** Reading one response body from the browser (or its raw headers) must not take longer. */
 export const NETWORK_READ_TIMEOUT_MS = 10_000;
 
@@ -67,11 +70,7 @@ function isUtf8(bytes: Buffer): boolean {
 }
 
 /** A body as answered: text for a textual MIME type (or an untyped body that is UTF-8), else base64; cut at the cap. */
-export function bodyReport(
-  bytes: Buffer,
-  mimeType: string | undefined,
-  max = MAX_NETWORK_BODY_BYTES,
-): BodyReport {
+export function bodyReport(bytes: Buffer, mimeType: string | undefined, max: number): BodyReport {
   let end = Math.min(bytes.length, max);
   const text = isTextual(mimeType) || (mimeType === undefined && isUtf8(bytes));
   // Text is cut at a character boundary: never half of a UTF-8 sequence.
@@ -106,7 +105,11 @@ export async function headersOf(
 }
 
 /** The response body, read from the browser now; what stops it (size, redirect, gone) is said in place. */
-export async function responseBody(record: RequestRecord, response: Response): Promise<BodyReport> {
+export async function responseBody(
+  record: RequestRecord,
+  response: Response,
+  limits: BodyLimits,
+): Promise<BodyReport> {
   const mime = response.headers()['content-type'];
   const length = Number(response.headers()['content-length'] ?? Number.NaN);
   let size: number | null = Number.isFinite(length) ? length : null;
@@ -119,29 +122,33 @@ export async function responseBody(record: RequestRecord, response: Response): P
       // Sizes unknown: the fetch below still runs, and the body's length is its size.
       size = null;
     }
-  if (size !== null && size > MAX_NETWORK_BODY_FETCH_BYTES)
+  if (size !== null && size > limits.maxFetchBytes)
     return {
       size,
-      unavailable: `too large: ${size} bytes, over the ${MAX_NETWORK_BODY_FETCH_BYTES} (MAX_NETWORK_BODY_FETCH_BYTES) the service fetches from the browser`,
+      unavailable: `too large: ${size} bytes, over the ${limits.maxFetchBytes} (MAX_NETWORK_BODY_FETCH_BYTES) the service fetches from the browser`,
     };
   try {
     const bytes = await withDeadline(response.body(), NETWORK_READ_TIMEOUT_MS, () => new Error('timed out'));
-    return bodyReport(bytes, mime);
+    return bodyReport(bytes, mime, limits.maxBytes);
   } catch (error) {
     return { size, unavailable: `the browser no longer holds it: ${reason(error)}` };
   }
 }
 
 /** The request body (post data), which Playwright holds with the request. */
-export function requestBody(request: Request, mimeType: string | undefined): BodyReport | undefined {
+export function requestBody(
+  request: Request,
+  mimeType: string | undefined,
+  limits: BodyLimits,
+): BodyReport | undefined {
   const bytes = request.postDataBuffer();
-  return bytes === null ? undefined : bodyReport(bytes, mimeType);
+  return bytes === null ? undefined : bodyReport(bytes, mimeType, limits.maxBytes);
 }
 
 /** Everything network.get answers of one record. */
 export async function requestDetail(
   record: RequestRecord,
-  options: { bodies: boolean; reveal: boolean },
+  options: { bodies: boolean; reveal: boolean; limits: BodyLimits },
 ): Promise<RequestDetail> {
   const base = { id: record.id, startedAt: new Date(record.seenAt).toISOString(), finished: record.finished };
   const request = record.request;
@@ -178,10 +185,10 @@ export async function requestDetail(
     ...(sizes ? { sizes } : {}),
   };
   if (!options.bodies) return detail;
-  const sent = requestBody(request, req.headers['content-type']);
+  const sent = requestBody(request, req.headers['content-type'], options.limits);
   if (sent) detail.requestBody = sent;
   detail.responseBody = response
-    ? await responseBody(record, response)
+    ? await responseBody(record, response, options.limits)
     : { size: null, unavailable: `no response: ${failure ?? 'the request has not been answered yet'}` };
   return detail;
 }

@@ -4,9 +4,6 @@
 import type { Request } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 
-/** The requests per session whose details (headers, bodies …) are kept: the most recent ones. */
-export const MAX_NETWORK_DETAILS = 500;
-
 /** What is known of a request seen without a Playwright Request (a popup the allow-list refused). */
 export interface RequestFacts {
   url: string;
@@ -36,7 +33,8 @@ export class RequestLog {
   /** Insertion order is age: the first key is the oldest kept. */
   private readonly records = new Map<string, RequestRecord>();
 
-  constructor(readonly capacity = MAX_NETWORK_DETAILS) {
+  /** capacity: MAX_NETWORK_DETAILS, the requests whose details (headers, bodies …) are kept, the most recent. */
+  constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('capacity must be a positive integer');
   }
@@ -82,7 +80,7 @@ export class RequestLog {
     const n = Number(ID.exec(id)?.[1] ?? 0);
     const evicted = n >= 1 && n <= this.issued;
     const message = evicted
-      ? `Invalid params: request ${id} is no longer kept: a session keeps the details of its most recent ${this.capacity} requests. Read a request soon after it ran, or call network.pull for its id.`
+      ? `Invalid params: request ${id} is no longer kept: a session keeps the details of its most recent ${this.capacity} requests (MAX_NETWORK_DETAILS). Read a request soon after it ran, or call network.pull for its id.`
       : `Invalid params: no request ${id} in this session: ids come from network.pull and the failedRequests of an action's answer.`;
     throw new ServiceError('INVALID_PARAMS', message, {
       errors: [

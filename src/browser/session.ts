@@ -49,9 +49,10 @@ const ADOPTED_PAGE_EVENTS = [
 export type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 
 export interface SessionOptions {
-  /** Ring buffer sizes. */
+  /** Ring buffer sizes, and the requests whose details network.get reads (MAX_NETWORK_DETAILS). */
   console: number;
   network: number;
+  requestDetails: number;
   /** How a networkidle wait decides the page has settled (see NetworkTracker). */
   settle: Omit<SettleOptions, 'timeoutMs'>;
   downloads: DownloadLimits;

@@ -7,23 +7,24 @@
 // page and kept here; the browser's own clipboard is written but never read.
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 
-/** A session's clipboard holds at most this many characters; a longer copy is cut. */
-export const MAX_CLIPBOARD_CHARS = 1024 * 1024;
-
 /** The page-side name of the binding the clipboard script calls; the script removes it from window. */
 const BINDING = '__pwjClipboard';
 
 /**
  * Runs in every document of a service context, after the binding exists and before the page's own
  * scripts: copy and cut events (trusted ones, after the page's handlers had their say) and
- * navigator.clipboard writes store into the session's clipboard; navigator.clipboard reads answer
- * from it when the session was granted clipboard-read, else fail as a browser without the grant does.
+ * navigator.clipboard writes store into the session's clipboard, cut at maxChars
+ * (MAX_CLIPBOARD_CHARS); navigator.clipboard reads answer from it when the session was granted
+ * clipboard-read, else fail as a browser without the grant does.
  */
-export const CLIPBOARD_SCRIPT = `(() => {
+export function clipboardScript(maxChars: number): string {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1)
+    throw new RangeError('maxChars must be a positive integer');
+  return `(() => {
   const call = window.${BINDING};
   if (typeof call !== 'function') return;
   delete window.${BINDING};
-  const max = ${MAX_CLIPBOARD_CHARS};
+  const max = ${maxChars};
   const selected = () => {
     const el = document.activeElement;
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -53,6 +54,7 @@ export const CLIPBOARD_SCRIPT = `(() => {
   };
   Clipboard.prototype.read = () => read().then((text) => [new ClipboardItem({ 'text/plain': new Blob([text], { type: 'text/plain' }) })]);
 })();`;
+}
 
 /** The clipboard of one session: what its pages copied, and whether its pages may read it. */
 export class SessionClipboard {
@@ -60,12 +62,15 @@ export class SessionClipboard {
   /** Set when session.create granted clipboard-read: navigator.clipboard.readText answers. */
   readAllowed = false;
 
+  /** maxChars: MAX_CLIPBOARD_CHARS, what the clipboard holds at most; a longer copy is cut. */
+  constructor(private readonly maxChars: number) {}
+
   get text(): string {
     return this.content;
   }
 
   write(text: string): void {
-    this.content = text.length > MAX_CLIPBOARD_CHARS ? text.slice(0, MAX_CLIPBOARD_CHARS) : text;
+    this.content = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
   }
 
   /** A call of the page script: a write stores, a read answers the text or null (not granted). */
@@ -81,12 +86,16 @@ export class SessionClipboard {
 
 const clipboards = new WeakMap<BrowserContext, SessionClipboard>();
 
-/** Gives a new service context its clipboard: the binding, then the script (before any page exists). */
-export async function installClipboard(context: BrowserContext): Promise<void> {
-  const clipboard = new SessionClipboard();
+/**
+ * Gives a new service context its clipboard of at most maxChars (MAX_CLIPBOARD_CHARS): the binding,
+ * then the script (before any page exists).
+ */
+export async function installClipboard(context: BrowserContext, maxChars: number): Promise<void> {
+  const script = clipboardScript(maxChars);
+  const clipboard = new SessionClipboard(maxChars);
   clipboards.set(context, clipboard);
   await context.exposeBinding(BINDING, (_source, op: unknown, text: unknown) => clipboard.fromPage(op, text));
-  await context.addInitScript(CLIPBOARD_SCRIPT);
+  await context.addInitScript(script);
 }
 
 /** The context's clipboard; undefined for a context the service did not make (an attached tab). */

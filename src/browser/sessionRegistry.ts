@@ -17,6 +17,7 @@ import {
   OPEN_CONTEXT_TIMEOUT_MS,
   closeQuietly,
   openContext,
+  type ContextLimits,
   type ContextOverrides,
   type OpenedContext,
   pooledWillDo,
@@ -39,6 +40,8 @@ export interface SessionRegistryOptions {
   poolSize: number;
   /** The pool refills only after no call has run for this long (POOL_REFILL_IDLE_MS). */
   poolRefillIdleMs: number;
+  /** What every context is made with (MAX_CLIPBOARD_CHARS), pooled or not. */
+  context: ContextLimits;
   session: SessionOptions;
 }
 
@@ -80,6 +83,7 @@ export class SessionRegistry {
     host.on('lost', () => this.onBrowserLost());
     this.pool = new ContextPool(
       host,
+      options.context,
       options.poolSize,
       () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
       () => this.idleFor() >= this.options.poolRefillIdleMs,
@@ -143,7 +147,7 @@ export class SessionRegistry {
     // This create holds one reserved slot; pooled contexts must leave room for it.
     if (this.sessions.size + this.reserved + this.pool.held > this.options.maxSessions)
       await this.pool.release();
-    return openContext(this.host, options);
+    return openContext(this.host, this.options.context, options);
   }
 
   /**

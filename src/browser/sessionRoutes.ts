@@ -10,10 +10,11 @@ import type { UrlPolicy } from './urlPolicy.js';
 
 /** Routes one session may have at a time. */
 export const MAX_ROUTES = 50;
-/** Bytes of one fulfilled body. */
-export const MAX_ROUTE_BODY_BYTES = 5 * 1024 * 1024;
-/** Bytes of the fulfilled bodies of one session's routes together (bodies are held in memory). */
-export const MAX_ROUTE_BODIES_BYTES = 20 * 1024 * 1024;
+/**
+ * network.route's schema bounds a body by this; the configured MAX_ROUTE_BODY_BYTES (at most this
+ * much, configCaps.ts) is enforced by the handler.
+ */
+export const ROUTE_BODY_SCHEMA_CEILING_BYTES = 64 * 1024 * 1024;
 /**
  * The automaton states of a session's route globs together (urlGlob.ts): each request is tested
  * against every route, so this bounds the work one request costs the service's thread.

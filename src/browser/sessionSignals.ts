@@ -30,7 +30,7 @@ export class SessionSignals {
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
   /** Every request's id, and what network.get and network.har read of the most recent ones. */
-  readonly requests = new RequestLog();
+  readonly requests: RequestLog;
   /** Requests the allow-list refused since the last `takeBlocked()`: navigation checks read it. */
   private readonly blocked: RingBuffer<BlockedEntry>;
   /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
@@ -38,7 +38,8 @@ export class SessionSignals {
 
   constructor(
     private readonly policy: UrlPolicy,
-    sizes: { console: number; network: number },
+    /** Ring buffer sizes, and the requests whose details are kept (MAX_NETWORK_DETAILS). */
+    sizes: { console: number; network: number; requestDetails: number },
     /** The session's main frame now: a blocked request there fails the navigation in progress. */
     private readonly mainFrame: () => Frame,
     /** The session's event log: errors and failures are also recorded there, for an action's report. */
@@ -48,6 +49,7 @@ export class SessionSignals {
     this.pageErrors = new RingBuffer(sizes.console);
     this.network = new RingBuffer(sizes.network);
     this.blocked = new RingBuffer(sizes.network);
+    this.requests = new RequestLog(sizes.requestDetails);
   }
 
   /**

@@ -4,14 +4,17 @@
 // recording a request costs its id and a reference. Header secrets are hidden unless reveal; URLs
 // (query values included) are answered as they are: the caller's own session data, never a log line.
 import { Type } from '@sinclair/typebox';
-import { buildHar, MAX_HAR_CHARS } from '../browser/harLog.js';
-import {
-  MAX_NETWORK_BODY_BYTES,
-  MAX_NETWORK_BODY_FETCH_BYTES,
-  requestDetail,
-} from '../browser/requestDetail.js';
-import { MAX_NETWORK_DETAILS } from '../browser/requestLog.js';
+import { buildHar } from '../browser/harLog.js';
+import { requestDetail, type BodyLimits } from '../browser/requestDetail.js';
+import type { Config } from '../config.js';
 import { defineSessionMethod } from './defineSessionMethod.js';
+
+// The caps are configuration keys: the schema texts name them (their values are the operator's), the
+// handlers read them from services.config.
+
+function bodyLimits(config: Config): BodyLimits {
+  return { maxBytes: config.maxNetworkBodyBytes, maxFetchBytes: config.maxNetworkBodyFetchBytes };
+}
 
 const revealParam = Type.Boolean({
   default: false,
@@ -37,12 +40,12 @@ const BodySchema = Type.Object({
   content: Type.Optional(Type.String({ description: 'The body, or its first MAX_NETWORK_BODY_BYTES.' })),
   truncated: Type.Optional(
     Type.Literal(true, {
-      description: `Cut at ${MAX_NETWORK_BODY_BYTES} bytes (MAX_NETWORK_BODY_BYTES); size is the whole.`,
+      description: 'Cut at MAX_NETWORK_BODY_BYTES bytes (a configuration key); size is the whole.',
     }),
   ),
   unavailable: Type.Optional(
     Type.String({
-      description: `Why there is no content: too large (over ${MAX_NETWORK_BODY_FETCH_BYTES} bytes, not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted).`,
+      description: `Why there is no content: too large (over MAX_NETWORK_BODY_FETCH_BYTES: not fetched), still loading, no response, or no longer held by the browser (page closed, body evicted).`,
     }),
   ),
 });
@@ -78,7 +81,7 @@ const SizesSchema = Type.Object(
 export const networkGet = defineSessionMethod({
   name: 'network.get',
   summary: 'Read one request of the session by its id: headers, status, timing, sizes and bodies',
-  description: `Ids (r1, r2 …) come from network.pull and from the failedRequests of an action's answer. The details of the session's most recent ${MAX_NETWORK_DETAILS} requests are kept (MAX_NETWORK_DETAILS); bodies are read from the browser now, each cut at ${MAX_NETWORK_BODY_BYTES} bytes. Header secrets are hidden unless reveal.`,
+  description: `Ids (r1, r2 …) come from network.pull and from the failedRequests of an action's answer. The details of the session's most recent MAX_NETWORK_DETAILS requests are kept; bodies are read from the browser now, each cut at MAX_NETWORK_BODY_BYTES bytes (both configuration keys). Header secrets are hidden unless reveal.`,
   params: {
     request_id: Type.String({
       minLength: 1,
@@ -118,19 +121,22 @@ export const networkGet = defineSessionMethod({
   }),
   errors: ['INVALID_PARAMS'],
   readOnly: true,
-  async handler(params, { session }) {
-    return await requestDetail(session.requests.get(params.request_id), params);
+  async handler(params, { session, services }) {
+    const limits = bodyLimits(services.config);
+    return await requestDetail(session.requests.get(params.request_id), { ...params, limits });
   },
 });
 
 export const networkHar = defineSessionMethod({
   name: 'network.har',
   summary: "Export the session's kept requests as a HAR 1.2 log (headers, timings, optionally bodies)",
-  description: `The most recent ${MAX_NETWORK_DETAILS} requests (MAX_NETWORK_DETAILS), oldest first; each entry's _id is its request id. Header secrets and cookie values are hidden unless reveal. Fails with LIMIT_REACHED past ${MAX_HAR_CHARS} characters of JSON (MAX_HAR_CHARS).`,
+  description:
+    "The most recent MAX_NETWORK_DETAILS requests, oldest first; each entry's _id is its request id. Header secrets and cookie values are hidden unless reveal. Fails with LIMIT_REACHED past MAX_HAR_CHARS characters of JSON (both configuration keys).",
   params: {
     bodies: Type.Boolean({
       default: false,
-      description: `Include request and response bodies (each cut at ${MAX_NETWORK_BODY_BYTES} bytes). Default false.`,
+      description:
+        'Include request and response bodies (each cut at MAX_NETWORK_BODY_BYTES bytes). Default false.',
     }),
     reveal: revealParam,
   },
@@ -151,7 +157,8 @@ export const networkHar = defineSessionMethod({
     const har = await buildHar(records, {
       ...params,
       creator: { name: 'playwright-jsonrpc', version: services.openrpc().info.version },
-      maxChars: MAX_HAR_CHARS,
+      maxChars: services.config.maxHarChars,
+      bodyLimits: bodyLimits(services.config),
     });
     const omitted = session.requests.issued - records.length;
     return { har, entries: records.length, ...(omitted > 0 ? { omitted } : {}) };

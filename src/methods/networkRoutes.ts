@@ -7,10 +7,9 @@ import { checkHeaders, MAX_HEADERS } from '../browser/httpHeaders.js';
 import {
   ABORT_CODES,
   existingRoutes,
-  MAX_ROUTE_BODIES_BYTES,
-  MAX_ROUTE_BODY_BYTES,
   MAX_ROUTES,
   MAX_SESSION_GLOB_STATES,
+  ROUTE_BODY_SCHEMA_CEILING_BYTES,
   routesOf,
   type RouteAction,
 } from '../browser/sessionRoutes.js';
@@ -23,8 +22,11 @@ import { ownContext } from './storage.js';
 export const MAX_ROUTE_PATTERN_CHARS = 1000;
 /** The most matches `times` may ask for. */
 const MAX_ROUTE_TIMES = 1_000_000;
-/** Base64 characters of MAX_ROUTE_BODY_BYTES. */
-const MAX_BODY_BASE64_CHARS = Math.ceil(MAX_ROUTE_BODY_BYTES / 3) * 4;
+/**
+ * The body caps are config keys (MAX_ROUTE_BODY_BYTES, MAX_ROUTE_BODIES_BYTES), enforced by the
+ * handler; the schema bounds body and bodyBase64 by the most the first may be set to.
+ */
+const MAX_BODY_BASE64_CHARS = Math.ceil(ROUTE_BODY_SCHEMA_CEILING_BYTES / 3) * 4;
 const HeadersParam = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), {
   maxProperties: MAX_HEADERS,
   description:
@@ -55,15 +57,17 @@ const RouteParams = {
   headers: Type.Optional(HeadersParam),
   body: Type.Optional(
     Type.String({
-      maxLength: MAX_ROUTE_BODY_BYTES,
-      description: `fulfill: the body as text (UTF-8), at most ${MAX_ROUTE_BODY_BYTES} bytes.`,
+      maxLength: ROUTE_BODY_SCHEMA_CEILING_BYTES,
+      description:
+        'fulfill: the body as text (UTF-8), at most MAX_ROUTE_BODY_BYTES bytes (a configuration key).',
     }),
   ),
   bodyBase64: Type.Optional(
     Type.String({
       maxLength: MAX_BODY_BASE64_CHARS,
       pattern: '^[A-Za-z0-9+/]*={0,2}$',
-      description: 'fulfill: the body as base64, for bytes that are not text (instead of body).',
+      description:
+        'fulfill: the body as base64, for bytes that are not text (instead of body); at most MAX_ROUTE_BODY_BYTES bytes decoded.',
     }),
   ),
   contentType: Type.Optional(
@@ -94,7 +98,7 @@ const RouteParams = {
 type RouteInput = { [K in keyof typeof RouteParams]?: Static<(typeof RouteParams)[K]> };
 
 /** The route's action from its params; a param of another action is refused. */
-function actionOf(p: RouteInput & { action: RouteAction['action'] }): RouteAction {
+function actionOf(p: RouteInput & { action: RouteAction['action'] }, maxBodyBytes: number): RouteAction {
   const present = (keys: (keyof RouteInput)[]) => keys.filter((k) => p[k] !== undefined);
   const foreign =
     p.action === 'fulfill'
@@ -114,10 +118,10 @@ function actionOf(p: RouteInput & { action: RouteAction['action'] }): RouteActio
     throw refuse('/body', 'and bodyBase64 are both given');
   const body =
     p.bodyBase64 !== undefined ? Buffer.from(p.bodyBase64, 'base64') : Buffer.from(p.body ?? '', 'utf8');
-  if (body.length > MAX_ROUTE_BODY_BYTES)
+  if (body.length > maxBodyBytes)
     throw refuse(
       p.bodyBase64 !== undefined ? '/bodyBase64' : '/body',
-      `is over ${MAX_ROUTE_BODY_BYTES} bytes`,
+      `is over ${maxBodyBytes} bytes (MAX_ROUTE_BODY_BYTES)`,
     );
   if (p.contentType !== undefined && headers['content-type'] === undefined) {
     if (/[\r\n\0]/.test(p.contentType)) throw refuse('/contentType', 'has a line break or NUL');
@@ -154,14 +158,14 @@ const RoutesSchema = Type.Array(RouteInfoSchema, {
 export const networkRoute = defineSessionMethod({
   name: 'network.route',
   summary: 'Mock, fail or change the requests of the session whose URL matches a pattern',
-  description: `Covers every page of the session, popups included; the newest matching route is tried first. A URL outside the allow-list is never answered or continued by a route: it stays blocked. At most ${MAX_ROUTES} routes per session, ${MAX_ROUTE_BODY_BYTES} bytes per body and ${MAX_ROUTE_BODIES_BYTES} for all bodies. Not on an attached tab.`,
+  description: `Covers every page of the session, popups included; the newest matching route is tried first. A URL outside the allow-list is never answered or continued by a route: it stays blocked. At most ${MAX_ROUTES} routes per session, MAX_ROUTE_BODY_BYTES per body and MAX_ROUTE_BODIES_BYTES for all bodies (configuration keys). Not on an attached tab.`,
   params: RouteParams,
   result: Type.Object({ route_id: Type.String({ description: 'rt1, rt2 …: for network.unroute.' }) }),
   errors: ['INVALID_PARAMS', 'LIMIT_REACHED'],
   readOnly: false,
   async handler(params, { session, services }) {
     const context = ownContext(session, 'network.route');
-    const action = actionOf(params);
+    const action = actionOf(params, services.config.maxRouteBodyBytes);
     const glob = globOf(params.pattern);
     const routes = routesOf(context, services.policy, (type, text) => session.note(type, text));
     if (routes.globStates + glob.states > MAX_SESSION_GLOB_STATES)
@@ -177,11 +181,12 @@ export const networkRoute = defineSessionMethod({
         { limit: 'MAX_ROUTES', max: MAX_ROUTES },
       );
     const bytes = action.action === 'fulfill' ? action.body.length : 0;
-    if (routes.bodyBytes + bytes > MAX_ROUTE_BODIES_BYTES)
+    const maxBodies = services.config.maxRouteBodiesBytes;
+    if (routes.bodyBytes + bytes > maxBodies)
       throw new ServiceError(
         'LIMIT_REACHED',
-        `The session's routes would hold ${routes.bodyBytes + bytes} bytes of bodies, over the ${MAX_ROUTE_BODIES_BYTES} allowed: remove some routes first.`,
-        { limit: 'MAX_ROUTE_BODIES_BYTES', max: MAX_ROUTE_BODIES_BYTES },
+        `The session's routes would hold ${routes.bodyBytes + bytes} bytes of bodies, over the ${maxBodies} allowed (MAX_ROUTE_BODIES_BYTES): remove some routes first.`,
+        { limit: 'MAX_ROUTE_BODIES_BYTES', max: maxBodies },
       );
     const route_id = await routes.add({ pattern: params.pattern, glob, times: params.times, action });
     return { route_id };

@@ -22,11 +22,6 @@ export const MAX_COOKIES_LISTED = 1000;
 export const MAX_COOKIES_SET = 100;
 /** URLs cookies.get may filter by. */
 const MAX_COOKIE_URLS = 50;
-/**
- * session.storageState answers at most this many characters of JSON (localStorage can hold megabytes
- * per origin); past it the call fails with LIMIT_REACHED rather than answering part of the state.
- */
-export const MAX_STORAGE_STATE_CHARS = 8 * 1024 * 1024;
 
 const NameFilter = Type.Optional(
   Type.String({ minLength: 1, maxLength: 4096, description: 'Only cookies of this name.' }),
@@ -189,23 +184,26 @@ export const cookiesClear = defineSessionMethod({
 export const sessionStorageState = defineSessionMethod({
   name: 'session.storageState',
   summary: "Export the session's storage state: every cookie and the localStorage of every origin",
-  description: `The shape session.create and session.setStorageState take, to carry a logged-in state to another session. Fails with LIMIT_REACHED past ${MAX_STORAGE_STATE_CHARS} characters of JSON.`,
+  description: `The shape session.create and session.setStorageState take, to carry a logged-in state to another session. Fails with LIMIT_REACHED past MAX_STORAGE_STATE_CHARS characters of JSON (a configuration key).`,
   params: {},
   result: Type.Object({ storageState: StorageStateSchema }),
   errors: ['LIMIT_REACHED', 'INVALID_PARAMS'],
   readOnly: true,
-  async handler(_params, { session }) {
+  async handler(_params, { session, services }) {
+    // MAX_STORAGE_STATE_CHARS: localStorage can hold megabytes per origin; past the cap the call
+    // fails rather than answer part of the state.
+    const max = services.config.maxStorageStateChars;
     const state = await ownContext(session, 'session.storageState').storageState();
     const storageState = {
       cookies: state.cookies,
       origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })),
     };
     const size = JSON.stringify(storageState).length;
-    if (size > MAX_STORAGE_STATE_CHARS)
+    if (size > max)
       throw new ServiceError(
         'LIMIT_REACHED',
-        `The session's storage state is ${size} characters of JSON, over the ${MAX_STORAGE_STATE_CHARS} a call answers: read the cookies with cookies.get and what you need of localStorage with page.evaluate.`,
-        { limit: 'MAX_STORAGE_STATE_CHARS', max: MAX_STORAGE_STATE_CHARS, size },
+        `The session's storage state is ${size} characters of JSON, over the ${max} a call answers (MAX_STORAGE_STATE_CHARS): read the cookies with cookies.get and what you need of localStorage with page.evaluate.`,
+        { limit: 'MAX_STORAGE_STATE_CHARS', max, size },
       );
     return { storageState };
   },

@@ -3,16 +3,21 @@
 // paste chord pastes the session's own clipboard, the middle button is refused, and the page's
 // navigator.clipboard reads and writes the session's clipboard (reads only with clipboard-read).
 import { describe, expect, it } from 'vitest';
-import { MAX_CLIPBOARD_CHARS } from '../../src/browser/sessionClipboard.js';
+import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
-import { useServiceSuite } from '../helpers/suite.js';
+import { useServiceSuite, type ServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
+/** The default of the config key; the suite above runs with it. */
+const MAX_CLIPBOARD_CHARS = Number(CONFIG_DEFAULTS.MAX_CLIPBOARD_CHARS);
 
-async function session(params: Record<string, unknown> = {}): Promise<BoundSession> {
-  const { session_id } = await suite.service.call<{ session_id: string }>('session.create', params);
-  const s = bindSession(suite.service, session_id);
-  await s.call('page.goto', { url: `${suite.fixture.url}/state/clipboard`, waitUntil: 'load' });
+async function session(
+  params: Record<string, unknown> = {},
+  on: ServiceSuite = suite,
+): Promise<BoundSession> {
+  const { session_id } = await on.service.call<{ session_id: string }>('session.create', params);
+  const s = bindSession(on.service, session_id);
+  await s.call('page.goto', { url: `${on.fixture.url}/state/clipboard`, waitUntil: 'load' });
   return s;
 }
 
@@ -134,6 +139,30 @@ describe('a clipboard per session', () => {
       await s.call('page.click', { selector: '#dst', modifiers: ['Control'] });
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('MAX_CLIPBOARD_CHARS set lower', () => {
+  const lowered = useServiceSuite({ MAX_CLIPBOARD_CHARS: '100' });
+
+  it('cuts a copy at the configured size, pooled context or not', async () => {
+    // The first session takes a pooled context, the one with a permission a new one: both are cut.
+    for (const params of [{}, { permissions: ['clipboard-read'] }]) {
+      const s = await session(params, lowered);
+      try {
+        await s.evaluate(`navigator.clipboard.writeText('x'.repeat(150))`);
+        await s.call('page.press', { selector: '#dst', key: 'Control+V' });
+        expect(await value(s, 'dst')).toBe('x'.repeat(100));
+        // A keyboard copy of a longer selection too.
+        await s.evaluate(`(document.getElementById('src').value = 'y'.repeat(150), true)`);
+        await s.evaluate(`(document.getElementById('dst').value = '', true)`);
+        await copySource(s);
+        await s.call('page.press', { selector: '#dst', key: 'Control+V' });
+        expect(await value(s, 'dst')).toBe('y'.repeat(100));
+      } finally {
+        await s.close();
+      }
     }
   });
 });

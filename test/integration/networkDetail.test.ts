@@ -3,14 +3,18 @@
 // bodies, a body cut at its cap, one too large to fetch, a binary one as base64; unknown and evicted
 // ids refused; network.har in the HAR 1.2 shape, its secrets hidden, its cap enforced.
 import { describe, expect, it } from 'vitest';
-import { MAX_HAR_CHARS } from '../../src/browser/harLog.js';
-import { MAX_NETWORK_BODY_BYTES, MAX_NETWORK_BODY_FETCH_BYTES } from '../../src/browser/requestDetail.js';
-import { MAX_NETWORK_DETAILS } from '../../src/browser/requestLog.js';
+import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
 import { API_AUTH, API_BODY, API_COOKIE, API_HEADER, PNG } from '../fixtures/routes/network.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite({ LOG_LEVEL: 'debug' });
+
+// The caps' defaults (config keys): the suite above runs with them.
+const MAX_NETWORK_BODY_BYTES = Number(CONFIG_DEFAULTS.MAX_NETWORK_BODY_BYTES);
+const MAX_NETWORK_BODY_FETCH_BYTES = Number(CONFIG_DEFAULTS.MAX_NETWORK_BODY_FETCH_BYTES);
+const MAX_NETWORK_DETAILS = Number(CONFIG_DEFAULTS.MAX_NETWORK_DETAILS);
+const MAX_HAR_CHARS = Number(CONFIG_DEFAULTS.MAX_HAR_CHARS);
 
 interface Entry {
   id: string;
@@ -296,6 +300,46 @@ describe('network.har', () => {
       expect(error.data).toMatchObject({ limit: 'MAX_HAR_CHARS', max: MAX_HAR_CHARS });
       const { entries } = await s.call<{ entries: number }>('network.har');
       expect(entries).toBeGreaterThan(count);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('the caps set lower (MAX_NETWORK_BODY_BYTES, _FETCH_BYTES, MAX_NETWORK_DETAILS, MAX_HAR_CHARS)', () => {
+  const lowered = useServiceSuite({
+    MAX_NETWORK_BODY_BYTES: '2000',
+    MAX_NETWORK_BODY_FETCH_BYTES: '5000',
+    MAX_NETWORK_DETAILS: '5',
+    MAX_HAR_CHARS: '14000',
+  });
+
+  it('cuts, refuses to fetch, evicts and refuses the HAR at the configured values', async () => {
+    const s = bindSession(lowered.service, await lowered.open('/network/page'));
+    try {
+      expect(await fetched(s, '/network/big?bytes=3000')).toBe(3000);
+      const cut = await s.call<Detail>('network.get', { request_id: await idOf(s, 'bytes=3000') });
+      expect(cut.responseBody).toMatchObject({ size: 3000, truncated: true, content: 'a'.repeat(2000) });
+
+      expect(await fetched(s, '/network/big?bytes=6000')).toBe(6000);
+      const tooLarge = await s.call<Detail>('network.get', { request_id: await idOf(s, 'bytes=6000') });
+      expect(tooLarge.responseBody?.content).toBeUndefined();
+      expect(tooLarge.responseBody?.unavailable).toMatch(
+        /too large: 6000 bytes, over the 5000 \(MAX_NETWORK_BODY_FETCH_BYTES\)/,
+      );
+
+      // Five more requests: the page's document (r1) is no longer kept, the five are.
+      for (let i = 0; i < 5; i++) await fetched(s, `/network/big?kind=binary&bytes=4000&n=${i}`);
+      const evicted = await s.fails('network.get', { request_id: 'r1' }, -32602);
+      expect(evicted.message).toMatch(/no longer kept.*most recent 5 requests \(MAX_NETWORK_DETAILS\)/);
+      const har = await s.call<{ entries: number; omitted?: number }>('network.har');
+      expect(har.entries).toBe(5);
+      expect(har.omitted).toBeGreaterThan(0);
+
+      // Their bodies (2000 bytes each, as base64) take the HAR past 14000 characters.
+      const error = await s.fails('network.har', { bodies: true }, -32003);
+      expect(error.data).toMatchObject({ limit: 'MAX_HAR_CHARS', max: 14000 });
+      expect(error.message).toMatch(/14000 characters .*\(MAX_HAR_CHARS\)/);
     } finally {
       await s.close();
     }

@@ -7,7 +7,8 @@
 // Every cap and bad input refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HEADERS } from '../../src/browser/httpHeaders.js';
-import { MAX_ROUTE_BODIES_BYTES, MAX_ROUTE_BODY_BYTES, MAX_ROUTES } from '../../src/browser/sessionRoutes.js';
+import { MAX_ROUTES } from '../../src/browser/sessionRoutes.js';
+import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
 import { MAX_ROUTE_PATTERN_CHARS } from '../../src/methods/networkRoutes.js';
 import { REAL_ITEMS } from '../fixtures/routes/mocking.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
@@ -25,6 +26,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
 });
+
+// The body caps' defaults (config keys): the service above runs with them.
+const MAX_ROUTE_BODY_BYTES = Number(CONFIG_DEFAULTS.MAX_ROUTE_BODY_BYTES);
+const MAX_ROUTE_BODIES_BYTES = Number(CONFIG_DEFAULTS.MAX_ROUTE_BODIES_BYTES);
 
 const INVALID = -32602;
 const LIMIT = -32003;
@@ -401,6 +406,42 @@ describe('on an attached tab (tabs.attach over CDP_URL)', () => {
     } finally {
       await tabService.close();
       await chrome.stop();
+    }
+  });
+});
+
+describe('MAX_ROUTE_BODY_BYTES and MAX_ROUTE_BODIES_BYTES set lower', () => {
+  let lowered: TestService;
+  beforeAll(async () => {
+    lowered = await startTestService({ MAX_ROUTE_BODY_BYTES: '1000', MAX_ROUTE_BODIES_BYTES: '2500' });
+  });
+  afterAll(async () => {
+    await lowered?.close();
+  });
+
+  it('refuses a body over the configured size (in bytes), and bodies past their total', async () => {
+    const { session_id } = await lowered.call<{ session_id: string }>('session.create', {});
+    const s = bindSession(lowered, session_id);
+    try {
+      const base = { pattern: '**/x', action: 'fulfill' };
+      const over = await s.fails('network.route', { ...base, body: 'a'.repeat(1001) }, INVALID);
+      expect(over.message).toMatch(/\/body is over 1000 bytes \(MAX_ROUTE_BODY_BYTES\)/);
+      // 501 characters, 1002 bytes of UTF-8.
+      await s.fails('network.route', { ...base, body: 'é'.repeat(501) }, INVALID);
+      const base64 = Buffer.alloc(1001).toString('base64');
+      const overBase64 = await s.fails('network.route', { ...base, bodyBase64: base64 }, INVALID);
+      expect(overBase64.message).toMatch(/\/bodyBase64 is over 1000/);
+      expect(await routes(s)).toEqual([]);
+
+      await route(s, { ...base, body: 'a'.repeat(1000) });
+      await route(s, { ...base, bodyBase64: Buffer.alloc(1000).toString('base64') });
+      const heavy = await s.fails('network.route', { ...base, body: 'a'.repeat(501) }, LIMIT);
+      expect(heavy.data).toMatchObject({ limit: 'MAX_ROUTE_BODIES_BYTES', max: 2500 });
+      expect(heavy.message).toMatch(/over the 2500 allowed \(MAX_ROUTE_BODIES_BYTES\)/);
+      await route(s, { ...base, body: 'a'.repeat(500) });
+      expect(await routes(s)).toHaveLength(3);
+    } finally {
+      await s.close();
     }
   });
 });

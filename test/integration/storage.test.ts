@@ -228,3 +228,21 @@ describe('session.storageState and session.setStorageState', () => {
     expect(suite.service.logs.join('')).not.toContain(secret);
   });
 });
+
+describe('MAX_STORAGE_STATE_CHARS set lower', () => {
+  const lowered = useServiceSuite({ MAX_STORAGE_STATE_CHARS: '3000' });
+
+  it('answers a state under the configured size and refuses one over it, naming the key', async () => {
+    const s = bindSession(lowered.service, await lowered.open('/state/view'));
+    try {
+      await s.call('session.storageState');
+      await s.evaluate(`(localStorage.setItem('big', 'x'.repeat(4000)), true)`);
+      const refused = await s.fails('session.storageState', {}, -32003);
+      expect(refused.message).toMatch(/over the 3000 a call answers \(MAX_STORAGE_STATE_CHARS\)/);
+      expect(refused.data).toMatchObject({ limit: 'MAX_STORAGE_STATE_CHARS', max: 3000 });
+      expect(refused.data?.size).toBeGreaterThan(4000);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -8,6 +8,8 @@ import {
   CONFIG_KEYS,
   DEFAULT_ALLOW_HOST_REGEX,
 } from '../../src/configKeys.js';
+import { ROUTE_BODY_CEILING_BYTES } from '../../src/configCaps.js';
+import { ROUTE_BODY_SCHEMA_CEILING_BYTES } from '../../src/browser/sessionRoutes.js';
 import { ConfigError, loadConfig, substituteEnv } from '../../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
@@ -146,6 +148,18 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['BATCH_MAX', '0'],
     ['MAX_RPC_SOCKETS_PER_KEY', '0'],
     ['MAX_RPC_SOCKETS_PER_ADDRESS', 'many'],
+    ['MAX_NETWORK_BODY_BYTES', '0'],
+    ['MAX_NETWORK_BODY_BYTES', '67108865'],
+    ['MAX_NETWORK_BODY_FETCH_BYTES', '1.5'],
+    ['MAX_NETWORK_DETAILS', '0'],
+    ['MAX_NETWORK_DETAILS', '100001'],
+    ['MAX_HAR_CHARS', '-1'],
+    ['MAX_ROUTE_BODY_BYTES', '0'],
+    ['MAX_ROUTE_BODY_BYTES', '67108865'],
+    ['MAX_ROUTE_BODIES_BYTES', 'lots'],
+    ['MAX_STORAGE_STATE_CHARS', '0'],
+    ['MAX_CLIPBOARD_CHARS', '0'],
+    ['MAX_CLIPBOARD_CHARS', '67108865'],
   ])('%s=%s', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error.variable).toBe(variable);
@@ -229,5 +243,42 @@ describe('the declared configuration table (docs/configuration.md is generated f
     for (const [key, entry] of Object.entries(CONFIG_KEYS)) {
       expect(CONFIG_DEFAULTS[key as keyof typeof CONFIG_DEFAULTS], key).toBe(entry.default);
     }
+  });
+});
+
+describe('the body caps (configCaps.ts)', () => {
+  it('default to the constants they replaced, and read a lowered value', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      maxNetworkBodyBytes: 1024 * 1024,
+      maxNetworkBodyFetchBytes: 10 * 1024 * 1024,
+      maxNetworkDetails: 500,
+      maxHarChars: 8 * 1024 * 1024,
+      maxRouteBodyBytes: 5 * 1024 * 1024,
+      maxRouteBodiesBytes: 20 * 1024 * 1024,
+      maxStorageStateChars: 8 * 1024 * 1024,
+      maxClipboardChars: 1024 * 1024,
+    });
+    expect(loadConfig({ MAX_CLIPBOARD_CHARS: '100' }).maxClipboardChars).toBe(100);
+    expect(loadConfig({ MAX_STORAGE_STATE_CHARS: '3000' }).maxStorageStateChars).toBe(3000);
+  });
+
+  it("bounds MAX_ROUTE_BODY_BYTES by network.route's schema ceiling, so the schema never refuses a configured size", () => {
+    const ceiling = ROUTE_BODY_SCHEMA_CEILING_BYTES;
+    expect(ROUTE_BODY_CEILING_BYTES).toBe(ceiling);
+    const env = { MAX_ROUTE_BODIES_BYTES: String(ceiling) };
+    expect(loadConfig({ ...env, MAX_ROUTE_BODY_BYTES: String(ceiling) }).maxRouteBodyBytes).toBe(ceiling);
+    expect(configError({ ...env, MAX_ROUTE_BODY_BYTES: String(ceiling + 1) }).variable).toBe(
+      'MAX_ROUTE_BODY_BYTES',
+    );
+  });
+
+  it('refuses MAX_ROUTE_BODY_BYTES over MAX_ROUTE_BODIES_BYTES', () => {
+    const error = configError({ MAX_ROUTE_BODY_BYTES: '2000', MAX_ROUTE_BODIES_BYTES: '1000' });
+    expect(error.variable).toBe('MAX_ROUTE_BODY_BYTES');
+    expect(error.message).toMatch(/over MAX_ROUTE_BODIES_BYTES \(1000\)/);
+    expect(
+      loadConfig({ MAX_ROUTE_BODY_BYTES: '1000', MAX_ROUTE_BODIES_BYTES: '1000' }).maxRouteBodyBytes,
+    ).toBe(1000);
   });
 });

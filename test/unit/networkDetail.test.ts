@@ -68,19 +68,19 @@ describe('bodies', () => {
       expect(isTextual(mime), mime).toBe(true);
     for (const mime of ['image/png', 'application/octet-stream', 'font/woff2', undefined])
       expect(isTextual(mime), String(mime)).toBe(false);
-    expect(bodyReport(Buffer.from('{"a":1}'), 'application/json')).toEqual({
+    expect(bodyReport(Buffer.from('{"a":1}'), 'application/json', 1024)).toEqual({
       size: 7,
       encoding: 'text',
       content: '{"a":1}',
     });
-    expect(bodyReport(Buffer.from([0, 255, 1]), 'image/png')).toEqual({
+    expect(bodyReport(Buffer.from([0, 255, 1]), 'image/png', 1024)).toEqual({
       size: 3,
       encoding: 'base64',
       content: 'AP8B',
     });
     // Untyped: text when it is UTF-8.
-    expect(bodyReport(Buffer.from('héllo'), undefined).encoding).toBe('text');
-    expect(bodyReport(Buffer.from([0xff, 0xfe]), undefined).encoding).toBe('base64');
+    expect(bodyReport(Buffer.from('héllo'), undefined, 1024).encoding).toBe('text');
+    expect(bodyReport(Buffer.from([0xff, 0xfe]), undefined, 1024).encoding).toBe('base64');
   });
 
   it('cuts at the cap, text at a character boundary, with the whole size', () => {
@@ -133,7 +133,7 @@ describe('SessionSignals and request ids', () => {
     const events = new SessionEvents();
     const signals = new SessionSignals(
       new UrlPolicy(/^https?:\/\/127\.0\.0\.1(:\d+)?(\/|$)/),
-      { console: 10, network: 10 },
+      { console: 10, network: 10, requestDetails: 10 },
       () => {
         throw new Error('no main frame in this test');
       },
@@ -145,7 +145,11 @@ describe('SessionSignals and request ids', () => {
     expect(items).toEqual([
       expect.objectContaining({ id: 'r1', url: 'http://127.0.0.2:1/refused', blocked: true, status: null }),
     ]);
-    const detail = await requestDetail(signals.requests.get('r1'), { bodies: true, reveal: false });
+    const detail = await requestDetail(signals.requests.get('r1'), {
+      bodies: true,
+      reveal: false,
+      limits: { maxBytes: 1024, maxFetchBytes: 1024 },
+    });
     expect(detail).toMatchObject({
       id: 'r1',
       url: 'http://127.0.0.2:1/refused',
