@@ -5,10 +5,16 @@ import type { Request } from 'playwright-core';
 import { ServiceError } from '../errors/serviceError.js';
 import { redacted, redactHeaderList } from './headerRedaction.js';
 import { headersOf, requestBody, responseBody, type BodyLimits, type BodyReport } from './requestDetail.js';
+import { capUrl } from './pageGuards.js';
 import type { RequestRecord } from './requestLog.js';
 
 /** Requests whose details are read from the browser at once while a HAR is built. */
 const HAR_BATCH = 20;
+/**
+ * With bodies, fewer at once: each body may be read whole (up to MAX_NETWORK_BODY_FETCH_BYTES)
+ * before it is cut, and the MAX_HAR_CHARS check comes after each batch.
+ */
+const HAR_BODY_BATCH = 2;
 
 type Pair = { name: string; value: string };
 type HarCookie = { name: string; value: string } & Record<string, string | boolean>;
@@ -141,11 +147,11 @@ export async function harEntry(record: RequestRecord, options: HarOptions): Prom
     time: elapsed(t),
     request: {
       method: request.method(),
-      url: request.url(),
+      url: capUrl(request.url()),
       httpVersion: 'HTTP/1.1',
       cookies: requestCookies(req.headers.cookie, options.reveal),
       headers: redactHeaderList(pairs(req.headers), options.reveal),
-      queryString: queryString(request.url()),
+      queryString: queryString(capUrl(request.url())),
       ...(posted !== null
         ? {
             postData: {
@@ -209,8 +215,9 @@ export async function buildHar(
     { startedDateTime: string; id: string; title: string; pageTimings: object }
   >();
   let chars = 0;
-  for (let i = 0; i < records.length; i += HAR_BATCH) {
-    const batch = records.slice(i, i + HAR_BATCH);
+  const size = options.bodies ? HAR_BODY_BATCH : HAR_BATCH;
+  for (let i = 0; i < records.length; i += size) {
+    const batch = records.slice(i, i + size);
     for (const entry of await Promise.all(batch.map((r) => harEntry(r, options)))) {
       chars += JSON.stringify(entry).length + 1;
       if (chars > options.maxChars)
@@ -226,7 +233,7 @@ export async function buildHar(
         pages.set(record.pageId, {
           startedDateTime: new Date(record.seenAt).toISOString(),
           id: record.pageId,
-          title: record.request?.url() ?? record.pageId,
+          title: capUrl(record.request?.url() ?? record.pageId),
           pageTimings: {},
         });
   }

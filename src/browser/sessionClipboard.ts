@@ -25,6 +25,19 @@ export function clipboardScript(maxChars: number): string {
   if (typeof call !== 'function') return;
   delete window.${BINDING};
   const max = ${maxChars};
+  // Taken before the page's scripts can replace them: the cut happens in the page.
+  const toText = String;
+  const slice = String.prototype.slice;
+  const cut = (text) => slice.call(toText(text), 0, max);
+  // A read is answered in the top document and in frames of its origin, while the page has the focus,
+  // as Chromium asks of a real clipboard read; a third-party frame is refused.
+  const sameOrigin = () => {
+    try {
+      return window === window.top || window.top.location.origin === location.origin;
+    } catch (e) {
+      return false; /* the top document is of another origin */
+    }
+  };
   const selected = () => {
     const el = document.activeElement;
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -34,7 +47,7 @@ export function clipboardScript(maxChars: number): string {
     }
     return String(getSelection() ?? '');
   };
-  const store = (text) => call('write', String(text).slice(0, max));
+  const store = (text) => call('write', cut(text));
   for (const type of ['copy', 'cut']) {
     addEventListener(type, (event) => {
       if (!event.isTrusted) return;
@@ -43,7 +56,10 @@ export function clipboardScript(maxChars: number): string {
   }
   if (typeof Clipboard !== 'function') return;
   const denied = () => new DOMException('Read permission denied.', 'NotAllowedError');
-  const read = () => call('read').then((text) => { if (typeof text !== 'string') throw denied(); return text; });
+  const read = () => {
+    if (!sameOrigin() || !document.hasFocus()) return Promise.reject(denied());
+    return call('read').then((text) => { if (typeof text !== 'string') throw denied(); return text; });
+  };
   Clipboard.prototype.writeText = function (text) { return store(text).then(() => undefined); };
   Clipboard.prototype.readText = read;
   Clipboard.prototype.write = async function (items) {

@@ -97,6 +97,14 @@ describe('a clipboard per session', () => {
       await copySource(plain);
       await plain.call('page.click', { selector: '#read' });
       expect(await plain.text('#out')).toBe('refused: NotAllowedError');
+      // A frame of another origin (localhost under 127.0.0.1) is refused, even with the grant.
+      const thirdParty = suite.fixture.url.replace('127.0.0.1', 'localhost');
+      await reader.evaluate(
+        `new Promise((done) => { const f = document.createElement('iframe'); f.id = 'third'; f.onload = done; f.src = '${thirdParty}/state/clipboard'; document.body.append(f); })`,
+      );
+      const inFrame = '#third >> internal:control=enter-frame >> ';
+      await reader.call('page.click', { selector: `${inFrame}#read` });
+      expect(await reader.text(`${inFrame}#out`)).toBe('refused: NotAllowedError');
     } finally {
       await other.close();
       await reader.close();
