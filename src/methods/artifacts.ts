@@ -3,6 +3,8 @@
 // trace.get in slices, like downloads.get), within MAX_SESSION_TRACE_BYTES; every kept trace lives in
 // the session's own directory and goes with it (browser/traceStore.ts).
 import { Type } from '@sinclair/typebox';
+import { cdpSessionOf } from '../browser/browserBarrier.js';
+import { PdfTooLargeError, printPdf } from '../browser/pdfStream.js';
 import { tracesOf, type TraceDeps } from '../browser/traceStore.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
@@ -103,26 +105,31 @@ export const pagePdf = defineSessionMethod({
     if ((params.width === undefined) !== (params.height === undefined))
       throw invalid(params.width === undefined ? '/height' : '/width', 'needs the other of width and height');
     const { timeout, ...options } = params;
+    const limit = services.config.maxPdfBytes;
+    const tooLarge = (bytes: number, passed: boolean) =>
+      new ServiceError(
+        'LIMIT_REACHED',
+        `The PDF ${passed ? 'passed' : 'is'} ${bytes} bytes, over MAX_PDF_BYTES (${limit}): print fewer pages (pageRanges) or without backgrounds.`,
+        { limit: 'MAX_PDF_BYTES', max: limit, bytes },
+      );
+    // Read in slices over the page's CDP session, stopped past the cap; a tab whose browser refuses
+    // CDP sessions is printed by Playwright whole.
+    const cdp = await cdpSessionOf(session.page);
     let pdf: Buffer;
     try {
       pdf = await withDeadline(
-        session.page.pdf(options),
+        cdp === undefined ? session.page.pdf(options) : printPdf(cdp, options, limit),
         timeout,
         () => new DeadlineError('page.pdf', timeout, ': print less (pageRanges) or raise timeout'),
       );
     } catch (error) {
+      if (error instanceof PdfTooLargeError) throw tooLarge(error.readBytes, true);
       // Chromium's own word for a range past the last page: the caller's to fix.
       if (error instanceof Error && /page range/i.test(error.message))
         throw invalid('/pageRanges', `is outside the document: ${error.message.split('\n')[0] ?? ''}`);
       throw error;
     }
-    const limit = services.config.maxPdfBytes;
-    if (pdf.length > limit)
-      throw new ServiceError(
-        'LIMIT_REACHED',
-        `The PDF is ${pdf.length} bytes, over MAX_PDF_BYTES (${limit}): print fewer pages (pageRanges) or without backgrounds.`,
-        { limit: 'MAX_PDF_BYTES', max: limit, bytes: pdf.length },
-      );
+    if (pdf.length > limit) throw tooLarge(pdf.length, false);
     return { base64: pdf.toString('base64'), bytes: pdf.length, pages: pdfPageCount(pdf) };
   },
 });
