@@ -58,6 +58,12 @@ const named =
   (file: string): boolean =>
     file.startsWith(`${name}.`) || file.startsWith(`${name}-`);
 
+/**
+ * A traceOnFailure session starts its tracing afresh after this many succeeding calls, so the
+ * network file Playwright keeps for the trace (every request since the start) stays bounded.
+ */
+export const TRACE_RESTART_CHUNKS = 100;
+
 /** The folders of a tracesDir every trace of the browser shares (Playwright writes each file once per context). */
 const SHARED_DIRS = ['resources', 'screenshots', 'screencast', 'aria'];
 /** Open contexts with a trace store, per tracesDir: the shared folders go when none is left. */
@@ -94,6 +100,8 @@ export class TraceStore {
   private next = 1;
   /** Playwright trace names: the session id and a count, so their files are found by name. */
   private names = 0;
+  /** Calls of a traceOnFailure session discarded since its tracing (re)started. */
+  private discarded = 0;
 
   constructor(
     private readonly sessionId: string,
@@ -198,7 +206,26 @@ export class TraceStore {
       this.files.warn(`the trace of ${method} could not be discarded: ${firstLine(error)}`);
     }
     await this.removeChunks();
+    if (++this.discarded >= TRACE_RESTART_CHUNKS) await this.restartFailureTracing(method);
     return result;
+  }
+
+  /**
+   * Starts the failure tracing afresh: Playwright appends every chunk's requests to the trace's
+   * network file, which would otherwise grow for as long as the session lives.
+   */
+  private async restartFailureTracing(method: string): Promise<void> {
+    if (this.mode.kind !== 'failure') return;
+    const name = this.mode.name;
+    this.discarded = 0;
+    try {
+      await this.context.tracing.stop();
+      await this.removeRaw(named(name));
+      await this.traceFailures();
+    } catch (error) {
+      // The session keeps working; its next calls run untraced (startChunk fails and says so).
+      this.files.warn(`tracing could not restart after ${method}: ${firstLine(error)}`);
+    }
   }
 
   /** Reads up to maxBytes of a kept trace from offset. */

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRINTED_PAGES } from '../fixtures/routes/artifacts.js';
+import { TRACE_RESTART_CHUNKS } from '../../src/browser/traceStore.js';
 import { bindSession, rpcFailure, type BoundSession } from '../helpers/boundSession.js';
 import { startCdpChrome, type CdpChrome } from '../helpers/cdpChrome.js';
 import { useFixtureAndDecoy, useServiceSuite, type ServiceSuite } from '../helpers/suite.js';
@@ -224,6 +225,27 @@ describe('with the default caps', () => {
   });
 
   describe('traceOnFailure', () => {
+    it('starts its tracing afresh every TRACE_RESTART_CHUNKS succeeding calls, so the network file stays bounded', async () => {
+      const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {
+        traceOnFailure: true,
+      });
+      const s = bindSession(suite.service, session_id);
+      try {
+        const tracesDir = suite.service.running.services.browser.tracesDir;
+        const named = (n: number) =>
+          readdirSync(tracesDir).filter((f) => f.startsWith(`${session_id}-${n}.`));
+        await s.call('page.goto', { url: `${suite.fixture.url}/artifacts/trace` });
+        expect(named(1)).toContain(`${session_id}-1.network`);
+        for (let i = 1; i < TRACE_RESTART_CHUNKS; i++) await s.evaluate('1');
+        expect(named(1)).toEqual([]);
+        expect(named(2)).toContain(`${session_id}-2.network`);
+        const failed = await s.fails('page.click', { selector: '#nothing-here', timeout: 300 }, -32001);
+        expect(failed.data).toMatchObject({ trace_id: 't1' });
+      } finally {
+        await s.close();
+      }
+    });
+
     it("keeps a failed call's trace (trace_id in its error data), discards a succeeding call's", async () => {
       const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {
         traceOnFailure: true,
