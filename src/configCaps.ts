@@ -65,6 +65,12 @@ export const BODY_CAP_KEYS = {
     description:
       "Characters a session's clipboard holds (1 Mi): a longer copy from a page is cut, in the page and in the service. At most 64 Mi.",
   },
+  MAX_TRACE_SHARED_BYTES: {
+    default: '1073741824',
+    group: 'sessions',
+    description:
+      'Bytes the resources every trace of the browser shares may hold on disk (1 GiB; response bodies and screenshots, kept while any session that traced is open). A traceOnFailure session that finds them over it stops tracing (it says so in its console log). At most 1 TiB.',
+  },
 } as const;
 
 export type BodyCapKey = keyof typeof BODY_CAP_KEYS;
@@ -79,6 +85,7 @@ export interface BodyCaps {
   maxRouteBodiesBytes: number;
   maxStorageStateChars: number;
   maxClipboardChars: number;
+  maxTraceSharedBytes: number;
 }
 
 /**
@@ -98,6 +105,7 @@ export function loadBodyCaps(
     maxRouteBodiesBytes: read('MAX_ROUTE_BODIES_BYTES', 1, 1024 * MIB),
     maxStorageStateChars: read('MAX_STORAGE_STATE_CHARS', 1, 256 * MIB),
     maxClipboardChars: read('MAX_CLIPBOARD_CHARS', 1, 64 * MIB),
+    maxTraceSharedBytes: read('MAX_TRACE_SHARED_BYTES', 1, 1024 * 1024 * MIB),
   };
   // One body over what all of a session's bodies may hold would be refused as too many bodies.
   if (caps.maxRouteBodyBytes > caps.maxRouteBodiesBytes)

@@ -8,13 +8,13 @@
 // named after the trace's name, and resources (response bodies, snapshot images) shared by every
 // trace of the browser under their SHA-1. A trace's named files are deleted here when it ends; the
 // shared ones when the last open context that traced closes (before, another trace may need them).
-import { renameSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { ErrorWithData, ServiceError } from '../errors/serviceError.js';
 import type { Session } from './session.js';
 import { SessionNotFoundError } from './browserErrors.js';
+import { holdShared, sharedBytes } from './traceShared.js';
 import { readFileSlice, type SessionFiles } from './sessionFiles.js';
 
 export interface TraceLimits {
@@ -22,6 +22,8 @@ export interface TraceLimits {
   maxSessionBytes: number;
   /** MAX_FAILURE_TRACES: traces of failed calls kept. */
   maxFailureTraces: number;
+  /** MAX_TRACE_SHARED_BYTES: the shared resources of the tracesDir, checked as failure tracing restarts. */
+  maxSharedBytes: number;
 }
 
 export interface TraceDeps {
@@ -64,35 +66,6 @@ const named =
  */
 export const TRACE_RESTART_CHUNKS = 100;
 
-/** The folders of a tracesDir every trace of the browser shares (Playwright writes each file once per context). */
-const SHARED_DIRS = ['resources', 'screenshots', 'screencast', 'aria'];
-/** Open contexts with a trace store, per tracesDir: the shared folders go when none is left. */
-const openTraced = new Map<string, number>();
-let purges = 0;
-
-/**
- * Removes the shared folders of a tracesDir once no open context has traced in it. Each is renamed
- * away synchronously, in the same tick as the count is read, so a context that starts tracing later
- * makes fresh folders and never writes into one being deleted; then the renamed copy is deleted.
- */
-async function purgeShared(tracesDir: string, warn: (text: string) => void): Promise<void> {
-  if ((openTraced.get(tracesDir) ?? 0) > 0) return;
-  const doomed: string[] = [];
-  for (const dir of SHARED_DIRS) {
-    const from = join(tracesDir, dir);
-    const to = join(tracesDir, `.purged-${++purges}`);
-    try {
-      renameSync(from, to);
-      doomed.push(to);
-    } catch (error) {
-      // A folder no trace made (screencast without screencasts) is not there to remove.
-      const missing = error instanceof Error && 'code' in error && error.code === 'ENOENT';
-      if (!missing) warn(`could not remove ${from}: ${String(error)}`);
-    }
-  }
-  await Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true })));
-}
-
 export class TraceStore {
   private readonly entries = new Map<string, Entry>();
   private mode: Mode = { kind: 'off' };
@@ -112,13 +85,10 @@ export class TraceStore {
     // Whatever a trace still had in the browser's tracesDir goes with the context, and the shared
     // folders with the last open context that traced.
     const dir = deps.tracesDir;
-    openTraced.set(dir, (openTraced.get(dir) ?? 0) + 1);
+    const release = holdShared(dir);
     context.once('close', () => {
-      const left = (openTraced.get(dir) ?? 1) - 1;
-      if (left === 0) openTraced.delete(dir);
-      else openTraced.set(dir, left);
       void this.removeRaw((f) => f.startsWith(`${this.sessionId}-`)).then(() =>
-        purgeShared(dir, (text) => this.files.warn(text)),
+        release((text) => this.files.warn(text)),
       );
     });
   }
@@ -221,6 +191,14 @@ export class TraceStore {
     try {
       await this.context.tracing.stop();
       await this.removeRaw(named(name));
+      const shared = await sharedBytes(this.deps.tracesDir);
+      if (shared > this.deps.limits.maxSharedBytes) {
+        this.mode = { kind: 'off' };
+        this.files.warn(
+          `traceOnFailure stopped: the resources the browser's traces share hold ${shared} bytes, over MAX_TRACE_SHARED_BYTES (${this.deps.limits.maxSharedBytes}); they go when the last session that traced ends`,
+        );
+        return;
+      }
       await this.traceFailures();
     } catch (error) {
       // The session keeps working; its next calls run untraced (startChunk fails and says so).

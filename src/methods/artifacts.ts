@@ -40,6 +40,7 @@ export function traceDeps(services: Services): TraceDeps {
     limits: {
       maxSessionBytes: services.config.maxSessionTraceBytes,
       maxFailureTraces: services.config.maxFailureTraces,
+      maxSharedBytes: services.config.maxTraceSharedBytes,
     },
     tracesDir: services.browser.tracesDir,
   };

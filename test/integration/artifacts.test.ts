@@ -416,3 +416,24 @@ describe('on a tab attached with tabs.attach', () => {
     await service.call('tabs.close', { tabId });
   });
 });
+
+describe('with MAX_TRACE_SHARED_BYTES lowered', () => {
+  const suite = useServiceSuite({ MAX_TRACE_SHARED_BYTES: '1' });
+
+  it('a traceOnFailure session stops tracing, and says so, once the shared trace resources pass the cap', async () => {
+    const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {
+      traceOnFailure: true,
+    });
+    const s = bindSession(suite.service, session_id);
+    try {
+      await s.call('page.goto', { url: `${suite.fixture.url}/artifacts/trace` });
+      for (let i = 1; i < TRACE_RESTART_CHUNKS; i++) await s.evaluate('1');
+      const failed = await s.fails('page.click', { selector: '#nothing-here', timeout: 300 }, -32001);
+      expect(failed.data?.trace_id).toBeUndefined();
+      const logs = await s.call<{ console: { text: string }[] }>('logs.pull');
+      expect(logs.console.map((c) => c.text).join('\n')).toContain('traceOnFailure stopped');
+    } finally {
+      await s.close();
+    }
+  });
+});
