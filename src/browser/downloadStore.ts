@@ -1,6 +1,6 @@
 // A session's downloads: each one its pages start is saved in a private temporary directory of the
 // session, within a size cap per file and per session and a count cap, listed, read back in
-// slices, and deleted with the session. One file of ~460 lines on purpose: the watch of a download
+// slices, and deleted with the session. One file of ~430 lines on purpose: the watch of a download
 // while it streams (CDP progress matched to Playwright's download), its end, the caps and the reads
 // all update the same entries and byte counts; split, each part would reach into the others' state.
 import { stat } from 'node:fs/promises';

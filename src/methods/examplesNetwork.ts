@@ -1,7 +1,8 @@
-// Examples of network.route, network.unroute, network.routes, network.offline, network.throttle and
-// network.setExtraHeaders for openrpc.json, from the exchanges docs/behaviour.md shows.
+// Examples of network.pull, network.get, network.har, network.route, network.unroute,
+// network.routes, network.offline, network.throttle and network.setExtraHeaders for openrpc.json, from the exchanges docs/behaviour.md shows.
 import type { MethodExample } from '../rpc/openrpc.js';
-import { EXAMPLE_SESSION as S } from './exampleValues.js';
+import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
+import { TIME } from './examplesService.js';
 
 const itemsRoute = {
   route_id: 'rt1',
@@ -14,6 +15,90 @@ const itemsRoute = {
 };
 
 export const networkExamples: Record<string, MethodExample[]> = {
+  'network.pull': [
+    {
+      name: 'only the failed responses',
+      params: { session_id: S, onlyErrors: true },
+      result: {
+        requests: [
+          {
+            id: 'r7',
+            url: `${O}/api/fail`,
+            status: 500,
+            method: 'GET',
+            resourceType: 'fetch',
+            timestamp: TIME,
+          },
+        ],
+        dropped: 0,
+      },
+    },
+  ],
+  'network.get': [
+    {
+      name: 'a JSON POST and its answer (docs/behaviour.md), Authorization hidden',
+      params: { session_id: S, request_id: 'r2' },
+      result: {
+        id: 'r2',
+        url: `${O}/network/api?q=1`,
+        method: 'POST',
+        resourceType: 'fetch',
+        status: 200,
+        statusText: 'OK',
+        page_id: 'p1',
+        startedAt: TIME,
+        finished: true,
+        requestHeaders: {
+          authorization: '[redacted: 19 chars]',
+          'content-type': 'application/json',
+          accept: '*/*',
+        },
+        responseHeaders: {
+          'content-type': 'application/json',
+          'x-fixture': 'network',
+          'set-cookie': '[redacted: 31 chars]',
+        },
+        headersComplete: true,
+        requestBody: { size: 24, encoding: 'text', content: '{"item":"one","count":2}' },
+        responseBody: {
+          size: 42,
+          encoding: 'text',
+          content: '{"ok":true,"got":{"item":"one","count":2}}',
+        },
+      },
+    },
+  ],
+  'network.har': [
+    {
+      name: "the session's requests as a HAR (entries shortened)",
+      params: { session_id: S },
+      result: {
+        har: {
+          log: {
+            version: '1.2',
+            creator: { name: 'playwright-jsonrpc', version: '0.1.0' },
+            pages: [{ startedDateTime: TIME, id: 'p1', title: `${O}/network/page`, pageTimings: {} }],
+            entries: [],
+          },
+        },
+        entries: 3,
+      },
+    },
+  ],
+  screenshot: [
+    {
+      name: 'one element (docs/behaviour.md; the base64 shortened)',
+      params: { session_id: S, selector: '#chart' },
+      result: {
+        base64: 'iVBORw0KGgoAAAAN…',
+        mime: 'image/png',
+        bytes: 4647,
+        width: 300,
+        height: 150,
+        scale: 1,
+      },
+    },
+  ],
   'network.route': [
     {
       name: 'a mocked JSON API (docs/behaviour.md)',

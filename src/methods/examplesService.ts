@@ -1,4 +1,4 @@
-// Examples of the session, pages, dialog, logs, network, screenshot, downloads, find, axe, agents,
+// Examples of the session, pages, dialog, logs, screenshot, downloads, find, axe, agents,
 // tabs and rpc methods for openrpc.json. Where docs/behaviour.md shows a real exchange the example
 // is that exchange (session id and fixture port made the same for every example); the others are
 // written in the same shapes.
@@ -7,7 +7,7 @@ import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
 const AGENT = '0b6f3c52-7a1e-4d3b-8f29-5c4e1a7d9b60';
 const TAB = 'A1B2C3D4E5F60718293A4B5C6D7E8F90';
-const TIME = '2026-11-24T04:26:00.609Z';
+export const TIME = '2026-11-24T04:26:00.609Z';
 
 export const serviceExamples: Record<string, MethodExample[]> = {
   'session.create': [
@@ -112,90 +112,6 @@ export const serviceExamples: Record<string, MethodExample[]> = {
         console: [{ type: 'error', text: 'settle: something broke', timestamp: TIME }],
         pageErrors: [],
         dropped: { console: 0, pageErrors: 0 },
-      },
-    },
-  ],
-  'network.pull': [
-    {
-      name: 'only the failed responses',
-      params: { session_id: S, onlyErrors: true },
-      result: {
-        requests: [
-          {
-            id: 'r7',
-            url: `${O}/api/fail`,
-            status: 500,
-            method: 'GET',
-            resourceType: 'fetch',
-            timestamp: TIME,
-          },
-        ],
-        dropped: 0,
-      },
-    },
-  ],
-  'network.get': [
-    {
-      name: 'a JSON POST and its answer (docs/behaviour.md), Authorization hidden',
-      params: { session_id: S, request_id: 'r2' },
-      result: {
-        id: 'r2',
-        url: `${O}/network/api?q=1`,
-        method: 'POST',
-        resourceType: 'fetch',
-        status: 200,
-        statusText: 'OK',
-        page_id: 'p1',
-        startedAt: TIME,
-        finished: true,
-        requestHeaders: {
-          authorization: '[redacted: 19 chars]',
-          'content-type': 'application/json',
-          accept: '*/*',
-        },
-        responseHeaders: {
-          'content-type': 'application/json',
-          'x-fixture': 'network',
-          'set-cookie': '[redacted: 31 chars]',
-        },
-        headersComplete: true,
-        requestBody: { size: 24, encoding: 'text', content: '{"item":"one","count":2}' },
-        responseBody: {
-          size: 42,
-          encoding: 'text',
-          content: '{"ok":true,"got":{"item":"one","count":2}}',
-        },
-      },
-    },
-  ],
-  'network.har': [
-    {
-      name: "the session's requests as a HAR (entries shortened)",
-      params: { session_id: S },
-      result: {
-        har: {
-          log: {
-            version: '1.2',
-            creator: { name: 'playwright-jsonrpc', version: '0.1.0' },
-            pages: [{ startedDateTime: TIME, id: 'p1', title: `${O}/network/page`, pageTimings: {} }],
-            entries: [],
-          },
-        },
-        entries: 3,
-      },
-    },
-  ],
-  screenshot: [
-    {
-      name: 'one element (docs/behaviour.md; the base64 shortened)',
-      params: { session_id: S, selector: '#chart' },
-      result: {
-        base64: 'iVBORw0KGgoAAAAN…',
-        mime: 'image/png',
-        bytes: 4647,
-        width: 300,
-        height: 150,
-        scale: 1,
       },
     },
   ],

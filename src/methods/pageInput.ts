@@ -2,7 +2,8 @@
 // element), dragging with real pointer events, and the viewport's size. Each is Playwright's own
 // input (CDP Input.dispatch*), never an event synthesised in the page; each is bounded in time,
 // since Playwright's page.keyboard, page.mouse and setViewportSize take no timeout of their own.
-// Over 300 lines: four methods that share the viewport check, the deadline and the refusals.
+// Over 350 lines on purpose: four methods that share the viewport check, the deadline and the
+// refusals (and the clipboard checks of clipboardInput.ts); apart, each would import them back.
 import { Type } from '@sinclair/typebox';
 import type { Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
