@@ -574,6 +574,8 @@ export interface PageClickResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -632,6 +634,8 @@ export interface PageFillResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -690,6 +694,8 @@ export interface PagePressResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -748,6 +754,8 @@ export interface PageHoverResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -808,6 +816,8 @@ export interface PageDblclickResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -864,6 +874,8 @@ export interface PageFocusResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -920,6 +932,8 @@ export interface PageCheckResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -976,6 +990,8 @@ export interface PageUncheckResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1038,6 +1054,8 @@ export interface PageSelectResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1098,6 +1116,8 @@ export interface PageTypeResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1161,6 +1181,8 @@ export interface PageScrollResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1369,6 +1391,8 @@ export interface PageKeyboardResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1435,6 +1459,8 @@ export interface PageMouseResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1501,6 +1527,8 @@ export interface PageDragResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
@@ -1594,6 +1622,8 @@ export interface PageUploadResult {
   downloads?: Array<Record<string, unknown>>;
   /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
   pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
   /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */

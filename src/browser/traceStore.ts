@@ -87,10 +87,26 @@ export class TraceStore {
     const dir = deps.tracesDir;
     const release = holdShared(dir);
     context.once('close', () => {
-      void this.removeRaw((f) => f.startsWith(`${this.sessionId}-`)).then(() =>
-        release((text) => this.files.warn(text)),
-      );
+      // A save still zipping (session.close does not wait for the call in progress) reads files of
+      // the shared folders: they go only once it ended.
+      void Promise.allSettled(this.saving)
+        .then(() => this.removeRaw((f) => f.startsWith(`${this.sessionId}-`)))
+        .then(() => release((text) => this.files.warn(text)));
     });
+  }
+
+  /** Saves of this store in progress (trace.stop, a failed call's trace, a restart). */
+  private readonly saving = new Set<Promise<unknown>>();
+
+  /** Runs a save counted in `saving` until it settles. */
+  private async tracked<T>(work: () => Promise<T>): Promise<T> {
+    const running = work();
+    this.saving.add(running);
+    try {
+      return await running;
+    } finally {
+      this.saving.delete(running);
+    }
   }
 
   /** Whether failed calls are traced (session.create traceOnFailure). */
@@ -128,7 +144,10 @@ export class TraceStore {
     const trace_id = `t${this.next++}`;
     const path = await this.files.path(`${trace_id}.zip`);
     try {
-      await this.context.tracing.stop({ path });
+      await this.tracked(() => this.context.tracing.stop({ path }));
+    } catch (error) {
+      // The session closed while the trace was saved: that, not the save's error, is the answer.
+      if (!this.files.ended) throw error;
     } finally {
       await this.removeRaw(named(mode.name));
       // A session closed meanwhile (session.close does not wait for the lock): Playwright's save
@@ -189,7 +208,7 @@ export class TraceStore {
     const name = this.mode.name;
     this.discarded = 0;
     try {
-      await this.context.tracing.stop();
+      await this.tracked(() => this.context.tracing.stop());
       await this.removeRaw(named(name));
       const shared = await sharedBytes(this.deps.tracesDir);
       if (shared > this.deps.limits.maxSharedBytes) {
@@ -222,7 +241,7 @@ export class TraceStore {
     const trace_id = `t${this.next++}`;
     try {
       const path = await this.files.path(`${trace_id}.zip`);
-      await this.context.tracing.stopChunk({ path });
+      await this.tracked(() => this.context.tracing.stopChunk({ path }));
       await this.files.removeIfEnded();
       await this.removeChunks();
       const kept = await this.keep({ trace_id, path, bytes: (await stat(path)).size, failure: true });

@@ -6,11 +6,13 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { settleAround } from '../browser/actionSettle.js';
 import { windowOpens } from '../browser/browserBarrier.js';
+import type { Page } from 'playwright-core';
 import type { Session } from '../browser/session.js';
+import { CLOSED } from '../errors/mapError.js';
 import type { SessionEvent } from '../browser/sessionEvents.js';
 import type { MethodSpec } from '../rpc/defineMethod.js';
 import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
-import { ACTION_TIMEOUT_MS } from './params.js';
+import { ACTION_TIMEOUT_MS, Ok } from './params.js';
 import { observeChanges, ObservedSchema } from './pageSnapshot.js';
 import { withTargetErrors } from './targetFailure.js';
 
@@ -24,6 +26,11 @@ export const MAX_REPORTED_EVENTS = 10;
 const MAX_POPUP_WAIT_MS = 1000;
 /** A console error's text in a report is cut here (logs.pull has the whole message). */
 const MAX_REPORTED_TEXT = 500;
+/**
+ * An action whose page closes under it (window.close() in the page's own handler) waits this long
+ * for Playwright's close event before its error is taken for a failure.
+ */
+const SELF_CLOSE_WAIT_MS = 1000;
 
 const Strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
 const Records = (description: string) =>
@@ -44,6 +51,12 @@ export const ActionReport = {
   dialogs: Records('Dialogs the action caused: type, message, outcome (accepted, dismissed or pending).'),
   downloads: Records('Downloads the action caused: download_id, name, bytes, mime, state (downloads.get).'),
   pages: Records('Pages the action opened (popups, target=_blank): page_id, url (page.select).'),
+  closed: Type.Optional(
+    Type.Boolean({
+      description:
+        'True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list).',
+    }),
+  ),
   more: Type.Optional(
     Type.Record(Type.String(), Type.Integer(), {
       description: `Per kind above, how many events were left out past ${MAX_REPORTED_EVENTS}, or dropped from the session's log.`,
@@ -94,6 +107,7 @@ export async function actAndReport<T extends object>(
   observe: boolean,
   timeout: number,
   work: () => Promise<T>,
+  selfClosed?: T,
 ): Promise<T & Report> {
   const { config } = ctx.services;
   const mark = session.events.mark();
@@ -104,10 +118,18 @@ export async function actAndReport<T extends object>(
   const before = session.page.url();
   const settleEnds = () => Date.now() + config.actionSettleMs;
   let deadline = Number.POSITIVE_INFINITY;
+  let closed = false;
   const settled = await settleAround(
     page,
     async () => {
-      const result = await work();
+      let result: T;
+      try {
+        result = await work();
+      } catch (error) {
+        if (selfClosed === undefined || !(await closedItself(session, page, error))) throw error;
+        closed = true;
+        result = selfClosed;
+      }
       deadline = settleEnds();
       return result;
     },
@@ -127,9 +149,23 @@ export async function actAndReport<T extends object>(
     ...(settled.title === undefined ? {} : { title: settled.title }),
     ...(url !== before ? { url } : {}),
     ...(settled.pending.length > 0 ? { pending: settled.pending } : {}),
+    ...(closed || page.isClosed() ? { closed: true } : {}),
     ...reportEvents(events, dropped),
     ...(observe ? { observed: await observeChanges(session, timeout) } : {}),
   };
+}
+
+/**
+ * Whether an action's error is its page closing itself: the browser may close a page whose handler
+ * called window.close() before it acknowledges the input that ran the handler, so Playwright answers
+ * the action with its page-closed error although the action did what it was asked. The session is
+ * still open and has another page; a page that only crashed is not closed.
+ */
+async function closedItself(session: Session, page: Page, error: unknown): Promise<boolean> {
+  if (!(error instanceof Error) || !CLOSED.test(error.message) || session.files.ended) return false;
+  if (!page.isClosed())
+    await page.waitForEvent('close', { timeout: SELF_CLOSE_WAIT_MS }).catch(() => undefined);
+  return page.isClosed() && !session.files.ended && !session.page.isClosed();
 }
 
 /**
@@ -150,8 +186,16 @@ export function defineActionMethod<P extends TProperties, R extends TObject>(
       const params = own as unknown as Static<TObject<P>>;
       const timeout = 'timeout' in own && typeof own.timeout === 'number' ? own.timeout : ACTION_TIMEOUT_MS;
       // A target that matched several elements, none, or one that was not actionable is said so.
-      return actAndReport(ctx.session, ctx, observe, timeout, () =>
-        withTargetErrors(ctx.session, spec.name, own, () => spec.handler(params, ctx)),
+      // An action answering only ok did its work when its page closed itself (closedItself).
+      const result: TObject = spec.result;
+      const selfClosed = result === Ok ? ({ ok: true } as Static<R>) : undefined;
+      return actAndReport(
+        ctx.session,
+        ctx,
+        observe,
+        timeout,
+        () => withTargetErrors(ctx.session, spec.name, own, () => spec.handler(params, ctx)),
+        selfClosed,
       );
     },
   });

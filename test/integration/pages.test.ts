@@ -173,6 +173,22 @@ describe('pages.close', () => {
     expect(pages).toEqual([expect.objectContaining({ page_id: 'p3', active: true })]);
     await s.close();
   });
+
+  it('a click whose page closes before the browser acknowledges it succeeds and says the page closed', async () => {
+    const s = await open();
+    await s.call('page.click', { selector: '#open' });
+    await s.pages(2);
+    await s.call('pages.select', { page_id: 'p2' });
+    // The page closes on mousedown: the mouseup that completes the click has no page to reach.
+    const clicked = await s.call<{ ok: boolean; closed?: boolean }>('page.click', {
+      selector: '#close-early',
+    });
+    expect(clicked).toMatchObject({ ok: true, closed: true });
+    expect(await s.pages(1)).toEqual([expect.objectContaining({ page_id: 'p1', active: true })]);
+    // A page that did not close itself still fails as before: nothing of the kind on p1.
+    await s.fails('page.click', { selector: '#nothing', timeout: 300 }, -32001);
+    await s.close();
+  });
 });
 
 describe('refs belong to their page', () => {
