@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../config.js';
-import { createLogger } from '../observability/logger.js';
+import { createLogger, type Logger } from '../observability/logger.js';
 import { BrowserNotFoundError, startService } from '../service.js';
 import { watchParent } from './parentWatch.js';
 
@@ -8,6 +8,15 @@ import { watchParent } from './parentWatch.js';
 const EXIT_CONFIG = 2;
 const EXIT_NO_BROWSER = 3;
 const EXIT_START_FAILED = 1;
+
+/**
+ * What a rejection no code handled does: it is logged (scrubbed like every line), and the service,
+ * shared by every tenant's sessions, keeps running rather than dying with Node's default. Seen once:
+ * Playwright's trace zip rejected an internal promise when a file it was packing was deleted.
+ */
+export function logUnhandledRejection(logger: Logger): (reason: unknown) => void {
+  return (reason) => logger.error({ err: reason }, 'unhandled promise rejection; the service keeps running');
+}
 
 export interface ServeOptions {
   /**
@@ -72,6 +81,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.exit(EXIT_START_FAILED);
   }
   logger.info({ url: running.url }, `playwright-jsonrpc listening on ${running.url}`);
+  process.on('unhandledRejection', logUnhandledRejection(logger));
 
   let stopping = false;
   let stopWatching = (): void => undefined;
