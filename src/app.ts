@@ -8,6 +8,8 @@ import { noOAuthRouter } from './http/noOAuth.js';
 import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/rateLimits.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
+import { RUNNER_ROUTES, runnerRouter } from './http/runnerApi.js';
+import { SEED000_ROUTES, seed000Router } from './http/seed000Api.js';
 import { MCP_PATH, mcpRouter } from './mcp/mcpRoute.js';
 import type { ToolAvailability } from './mcp/toolAvailability.js';
 import type { Logger } from './observability/logger.js';
@@ -80,6 +82,9 @@ export function createApp(deps: AppDeps): Express {
       countBatch,
     }),
   );
+  const rest = { dispatcher: deps.dispatcher, bodyLimit: config.bodyLimit, logger: deps.logger };
+  app.use(runnerRouter(rest));
+  app.use(seed000Router({ ...rest, cdpConfigured: config.cdpUrl !== undefined }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json({
       error: 'not found',
@@ -92,6 +97,8 @@ export function createApp(deps: AppDeps): Express {
         'GET /readyz',
         'GET /metrics',
         'GET /openrpc.json',
+        ...RUNNER_ROUTES,
+        ...SEED000_ROUTES,
       ],
     });
   });
