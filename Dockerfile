@@ -9,6 +9,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY client/src ./client/src
 RUN npm run build
+# The web console's files, served as they are (no build step).
+COPY ui ./ui
 
 # Fixtures: the demo web app of test/fixtures, for docker-compose.yml (target: fixtures).
 FROM build AS fixtures
@@ -36,6 +38,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
   && mkdir -p /app/logs \
   && chown pwuser:pwuser /app/logs
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/ui ./ui
 # Non-root, so the service keeps Chromium's sandbox on (it adds --no-sandbox only as root). That
 # sandbox needs user namespaces (clone, unshare, setns), which Docker's default seccomp profile allows
 # only with CAP_SYS_ADMIN: run the image with --security-opt seccomp=seccomp_profile.json, Playwright's

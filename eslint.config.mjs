@@ -330,6 +330,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web console: plain ES modules for the browser, type-checked through ui/tsconfig.json.
+    files: ['ui/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     files: ['**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: globals.node },

@@ -10,6 +10,9 @@ import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
 import { RUNNER_ROUTES, runnerRouter } from './http/runnerApi.js';
 import { SEED000_ROUTES, seed000Router } from './http/seed000Api.js';
+import { screencastRouter } from './http/screencast.js';
+import { uiRouter } from './http/uiRoute.js';
+import type { ScreencastHub } from './browser/screencast.js';
 import { MCP_PATH, mcpRouter } from './mcp/mcpRoute.js';
 import type { ToolAvailability } from './mcp/toolAvailability.js';
 import type { Logger } from './observability/logger.js';
@@ -28,6 +31,8 @@ export interface AppDeps {
   mcpTools?: ToolAvailability;
   /** The OpenRPC document, served on GET /openrpc.json (the same as rpc.discover answers). */
   openrpc: OpenRpcDocument;
+  /** The live view of sessions (GET /sessions/{id}/screencast); the route is absent without it. */
+  screencasts?: ScreencastHub;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -49,6 +54,8 @@ export function createApp(deps: AppDeps): Express {
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
   // Before the key check: OAuth discovery gets 404, not a 401 that would send MCP clients to sign in.
   app.use(noOAuthRouter());
+  // The web console's static files: no data in them, so no key (docs/console.md).
+  app.use(uiRouter());
   app.use(
     requireKeyWithinLimits(limits, {
       adminKey: config.adminApiKey,
@@ -65,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  if (deps.screencasts !== undefined) app.use(screencastRouter(deps.screencasts, deps.logger));
   app.use(
     mcpRouter(deps.dispatcher, {
       bodyLimit: config.bodyLimit,
@@ -99,6 +107,8 @@ export function createApp(deps: AppDeps): Express {
         'GET /openrpc.json',
         ...RUNNER_ROUTES,
         ...SEED000_ROUTES,
+        'GET /sessions/{id}/screencast',
+        'GET /ui',
       ],
     });
   });

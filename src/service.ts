@@ -10,6 +10,7 @@ import { BrowserHost } from './browser/browserHost.js';
 import { resolveBrowser, serviceLaunchArgs } from './browser/browserResolve.js';
 import { EgressProxy } from './browser/egressProxy.js';
 import { SessionRegistry } from './browser/sessionRegistry.js';
+import { ScreencastHub } from './browser/screencast.js';
 import { UrlPolicy } from './browser/urlPolicy.js';
 import type { Config } from './config.js';
 import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
@@ -74,6 +75,8 @@ export interface RunningService {
   services: Services;
   dispatcher: Dispatcher<Services>;
   watchdog: MemoryWatchdog;
+  /** The live views in progress (the console's GET /sessions/{id}/screencast). */
+  screencasts: ScreencastHub;
   close(): Promise<void>;
 }
 
@@ -224,7 +227,8 @@ export async function startService(
     },
   });
   const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
-  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools, openrpc });
+  const screencasts = new ScreencastHub(sessions);
+  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools, openrpc, screencasts });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {
     allowedOrigins: config.agentAllowedOrigins,
@@ -276,6 +280,7 @@ export async function startService(
       await agentEndpoint.close();
       await rpcSocket.close();
       agents.close();
+      screencasts.closeAll();
       await sessions.closeAll();
       await tabs.close().catch((error: unknown) => logger.warn({ err: error }, 'CDP disconnect failed'));
       await browser.close().catch((error: unknown) => logger.warn({ err: error }, 'browser close failed'));
@@ -286,5 +291,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, port, server, services, dispatcher, watchdog, close };
+  return { url, port, server, services, dispatcher, watchdog, screencasts, close };
 }
