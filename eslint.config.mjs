@@ -313,16 +313,16 @@ export default tseslint.config(
     ),
   },
   {
-    files: ['src/config.ts', 'src/configKeys.ts', 'src/configCaps.ts'],
+    files: ['src/config.ts', 'src/configKeys.ts', 'src/configCaps.ts', 'src/configIdempotency.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['./*', '../*', '!./configKeys.js', '!./configCaps.js'],
+              group: ['./*', '../*', '!./configKeys.js', '!./configCaps.js', '!./configIdempotency.js'],
               message:
-                'config.ts, configKeys.ts and configCaps.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts and configIdempotency.ts import nothing of the project but each other',
             },
           ],
         },

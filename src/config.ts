@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
+import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 
 /**
  * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
-export interface Config extends BodyCaps {
+export interface Config extends BodyCaps, IdempotencyConfig {
   port: number;
   host: string;
   /**
@@ -321,6 +322,10 @@ export function loadConfig(env: Source = process.env): Config {
     maxSessionTraceBytes: int('MAX_SESSION_TRACE_BYTES', get('MAX_SESSION_TRACE_BYTES'), 1),
     maxFailureTraces: int('MAX_FAILURE_TRACES', get('MAX_FAILURE_TRACES'), 1, 1000),
     ...loadBodyCaps(
+      (key, min, max) => int(key, get(key), min, max),
+      (key, message) => new ConfigError(key, message),
+    ),
+    ...loadIdempotencyConfig(
       (key, min, max) => int(key, get(key), min, max),
       (key, message) => new ConfigError(key, message),
     ),

@@ -1,5 +1,6 @@
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
+import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
 
@@ -262,6 +263,7 @@ export const CONFIG_KEYS = {
     description: 'Traces of failed calls a session with traceOnFailure keeps; past it the oldest is deleted.',
   },
   ...BODY_CAP_KEYS,
+  ...IDEMPOTENCY_CONFIG_KEYS,
   MAX_UPLOAD_BYTES: {
     default: '',
     group: 'pages',

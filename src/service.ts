@@ -26,6 +26,7 @@ import { highWaterBytes, MemoryWatchdog } from './observability/memoryWatchdog.j
 import { Metrics } from './observability/metrics.js';
 import { ServiceError } from './errors/serviceError.js';
 import { Dispatcher } from './rpc/dispatch.js';
+import { IdempotencyStore } from './rpc/idempotencyStore.js';
 import { MethodTable } from './rpc/methodTable.js';
 import { buildOpenRpc, type OpenRpcDocument } from './rpc/openrpc.js';
 import { ParamsValidator } from './rpc/validate.js';
@@ -74,6 +75,8 @@ export interface RunningService {
   server: http.Server;
   services: Services;
   dispatcher: Dispatcher<Services>;
+  /** The answers of keyed calls (tests read its stats). */
+  idempotency: IdempotencyStore;
   watchdog: MemoryWatchdog;
   /** The live views in progress (the console's GET /sessions/{id}/screencast). */
   screencasts: ScreencastHub;
@@ -202,11 +205,21 @@ export async function startService(
   const watchdog = new MemoryWatchdog(highWaterBytes(config.memoryHighWaterMb), logger);
   watchdog.start();
   const table = new MethodTable(allMethods);
+  const idempotency = new IdempotencyStore(
+    {
+      ttlMs: config.idempotencyTtlMs,
+      maxKeys: config.idempotencyMaxKeys,
+      maxAnswerBytes: config.idempotencyMaxAnswerBytes,
+      maxBytes: config.idempotencyMaxBytes,
+    },
+    () => metrics.idempotencyEvictions.inc(),
+  );
   const dispatcher = new Dispatcher({
     table,
     validator: new ParamsValidator(table.list()),
     services,
     metrics,
+    idempotency,
     // Past the memory high water only the calls that free memory (or only read the table) run.
     admit: (def) =>
       watchdog.overloaded && !MEMORY_FREEING_METHODS.has(def.name)
@@ -291,5 +304,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, port, server, services, dispatcher, watchdog, screencasts, close };
+  return { url, port, server, services, dispatcher, idempotency, watchdog, screencasts, close };
 }

@@ -97,6 +97,8 @@ export interface SessionCreateParams {
   traceOnFailure?: boolean;
   /** Not supported: every request goes through the service egress proxy that enforces the allow-list. Any value is refused. */
   proxy?: unknown;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of session.create. */
@@ -109,6 +111,8 @@ export interface SessionCreateResult {
 export interface SessionCloseParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of session.close. */
@@ -120,7 +124,10 @@ export interface SessionCloseResult {
 }
 
 /** Params of session.list: List the live sessions of this API key with their current URL and title. */
-export type SessionListParams = Record<string, never>;
+export interface SessionListParams {
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
 
 /** Result of session.list. */
 export interface SessionListResult {
@@ -145,6 +152,8 @@ export interface CookiesGetParams {
   domain?: string;
   /** Only cookies of this name. */
   name?: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of cookies.get. */
@@ -198,6 +207,8 @@ export interface CookiesSetParams {
     /** SameSite policy. */
     sameSite?: 'Strict' | 'Lax' | 'None';
   }>;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of cookies.set. */
@@ -222,6 +233,8 @@ export interface CookiesClearParams {
   domain?: string;
   /** Only cookies of exactly this path. */
   path?: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of cookies.clear. */
@@ -234,6 +247,8 @@ export interface CookiesClearResult {
 export interface SessionStorageStateParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of session.storageState. */
@@ -305,6 +320,8 @@ export interface SessionSetStorageStateParams {
       }>;
     }>;
   };
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of session.setStorageState. */
@@ -321,6 +338,8 @@ export interface SessionAddInitScriptParams {
   session_id: string;
   /** JavaScript source, run as a classic script in the main world of every frame. */
   script: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of session.addInitScript. */
@@ -339,6 +358,8 @@ export interface PageGotoParams {
   waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
   /** Milliseconds to wait for the navigation (default 45000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.goto. */
@@ -404,6 +425,8 @@ export interface PageWaitForParams {
   ms?: number;
   /** Milliseconds to wait for the state (default 45000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of page.waitFor. */
@@ -420,6 +443,8 @@ export interface PageReloadParams {
   waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
   /** Milliseconds to wait for the reload (default 45000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.reload. */
@@ -484,6 +509,8 @@ export interface PageTextParams {
   normalize?: boolean;
   /** Milliseconds to wait for the element (and each frame) (default 15000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of page.text. */
@@ -504,6 +531,8 @@ export interface PageTextResult {
 export interface PageContentParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of page.content. */
@@ -526,6 +555,8 @@ export interface PageEvaluateParams {
   retryOnNavigation?: boolean;
   /** Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.evaluate. */
@@ -550,6 +581,8 @@ export interface PageClickParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.click. */
@@ -610,6 +643,8 @@ export interface PageFillParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.fill. */
@@ -670,6 +705,8 @@ export interface PagePressParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.press. */
@@ -730,6 +767,8 @@ export interface PageHoverParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.hover. */
@@ -792,6 +831,8 @@ export interface PageDblclickParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.dblclick. */
@@ -850,6 +891,8 @@ export interface PageFocusParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.focus. */
@@ -908,6 +951,8 @@ export interface PageCheckParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.check. */
@@ -966,6 +1011,8 @@ export interface PageUncheckParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.uncheck. */
@@ -1030,6 +1077,8 @@ export interface PageSelectParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.select. */
@@ -1092,6 +1141,8 @@ export interface PageTypeParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.type. */
@@ -1157,6 +1208,8 @@ export interface PageScrollParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.scroll. */
@@ -1211,6 +1264,8 @@ export interface PageBackParams {
   waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
   /** Milliseconds to wait for the navigation (default 45000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.back. */
@@ -1265,6 +1320,8 @@ export interface PageForwardParams {
   waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
   /** Milliseconds to wait for the navigation (default 45000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.forward. */
@@ -1326,6 +1383,8 @@ export interface PageActParams {
   }>;
   /** Deadline in ms for all the steps (default 60000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.act. */
@@ -1367,6 +1426,8 @@ export interface PageKeyboardParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.keyboard. */
@@ -1435,6 +1496,8 @@ export interface PageMouseParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.mouse. */
@@ -1503,6 +1566,8 @@ export interface PageDragParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.drag. */
@@ -1559,6 +1624,8 @@ export interface PageSetViewportParams {
   height: number;
   /** Milliseconds to wait for the resize (default 15000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.setViewport. */
@@ -1590,6 +1657,8 @@ export interface PageUploadParams {
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of page.upload. */
@@ -1662,6 +1731,8 @@ export interface PageSnapshotParams {
   cursor?: string;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of page.snapshot. */
@@ -1694,6 +1765,8 @@ export interface PageSnapshotResult {
 export interface PagesListParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of pages.list. */
@@ -1722,6 +1795,8 @@ export interface PagesSelectParams {
   session_id: string;
   /** A page of the session as pages.list names it: p1 is the main page, p2, p3… the pages it opened. */
   page_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of pages.select. */
@@ -1737,6 +1812,8 @@ export interface PagesCloseParams {
   session_id: string;
   /** A page of the session as pages.list names it: p1 is the main page, p2, p3… the pages it opened. */
   page_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of pages.close. */
@@ -1766,6 +1843,8 @@ export interface DialogSetPolicyParams {
     /** In manual mode, how long a dialog waits for dialog.handle before the rules answer it (30000 until set). */
     pendingTimeoutMs?: number;
   };
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of dialog.setPolicy. */
@@ -1792,6 +1871,8 @@ export interface DialogHandleParams {
   page_id?: string;
   /** Milliseconds to wait for the call the dialog stalled to end (default 15000). */
   timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of dialog.handle. */
@@ -1810,6 +1891,8 @@ export interface DialogHandleResult {
 export interface LogsPullParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of logs.pull. */
@@ -1840,6 +1923,8 @@ export interface NetworkPullParams {
   session_id: string;
   /** Return only status >= 400, failed and blocked requests (default true). The buffer is drained either way. */
   onlyErrors?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.pull. */
@@ -1873,6 +1958,8 @@ export interface NetworkGetParams {
   bodies?: boolean;
   /** Answer header values that carry credentials as they are: Authorization, Proxy-Authorization, Cookie, Set-Cookie and headers whose name contains token, secret, api-key, apikey, session or auth. Hidden by default ("[redacted: N chars]"). */
   reveal?: boolean;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of network.get. */
@@ -1956,6 +2043,8 @@ export interface NetworkHarParams {
   bodies?: boolean;
   /** Answer header values that carry credentials as they are: Authorization, Proxy-Authorization, Cookie, Set-Cookie and headers whose name contains token, secret, api-key, apikey, session or auth. Hidden by default ("[redacted: N chars]"). */
   reveal?: boolean;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of network.har. */
@@ -2006,6 +2095,8 @@ export interface NetworkRouteParams {
     | 'timedout';
   /** Serve only this many matches, then the route goes away (default: until unrouted). */
   times?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.route. */
@@ -2022,6 +2113,8 @@ export interface NetworkUnrouteParams {
   route_id?: string;
   /** Remove every route of the session. */
   all?: true;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.unroute. */
@@ -2046,6 +2139,8 @@ export interface NetworkUnrouteResult {
 export interface NetworkRoutesParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of network.routes. */
@@ -2071,6 +2166,8 @@ export interface NetworkOfflineParams {
   session_id: string;
   /** true: offline; false: back online. */
   offline: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.offline. */
@@ -2093,6 +2190,8 @@ export interface NetworkThrottleParams {
     /** Upload throughput in kbit/s. */
     uploadKbps: number;
   };
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.throttle. */
@@ -2111,6 +2210,8 @@ export interface NetworkSetExtraHeadersParams {
   session_id: string;
   /** Header name → value. */
   headers: Record<string, string>;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of network.setExtraHeaders. */
@@ -2152,6 +2253,8 @@ export interface ScreenshotParams {
   downscale?: boolean;
   /** Milliseconds to wait for the screenshot (default 30000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of screenshot. */
@@ -2173,6 +2276,8 @@ export interface ScreenshotResult {
 export interface DownloadsListParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of downloads.list. */
@@ -2208,6 +2313,8 @@ export interface DownloadsGetParams {
   offset?: number;
   /** Bytes to read at most (default and ceiling 5242880). */
   maxBytes?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of downloads.get. */
@@ -2257,6 +2364,8 @@ export interface PagePdfParams {
   };
   /** Milliseconds to wait for the PDF (default 30000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of page.pdf. */
@@ -2279,6 +2388,8 @@ export interface TraceStartParams {
   snapshots?: boolean;
   /** The trace's title in the trace viewer. */
   title?: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of trace.start. */
@@ -2291,6 +2402,8 @@ export interface TraceStartResult {
 export interface TraceStopParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of trace.stop. */
@@ -2313,6 +2426,8 @@ export interface TraceGetParams {
   offset?: number;
   /** Bytes to read at most (default and ceiling 5242880). */
   maxBytes?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of trace.get. */
@@ -2343,6 +2458,8 @@ export interface FindByRoleParams {
   limit?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of find.byRole. */
@@ -2382,6 +2499,8 @@ export interface FindByTextParams {
   limit?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of find.byText. */
@@ -2413,6 +2532,8 @@ export interface AxeRunParams {
   include?: string | string[];
   /** Milliseconds to wait for the checks (default 60000). */
   timeout?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
 }
 
 /** Result of axe.run. */
@@ -2436,7 +2557,10 @@ export interface AxeRunResult {
 }
 
 /** Params of agents.list: List the evaluation agents connected on /agents, with their status, tools and load. */
-export type AgentsListParams = Record<string, never>;
+export interface AgentsListParams {
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
 
 /** Result of agents.list. */
 export interface AgentsListResult {
@@ -2519,6 +2643,8 @@ export interface AgentsEvaluateParams {
       api_key?: string;
     };
   };
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of agents.evaluate. */
@@ -2558,13 +2684,18 @@ export interface AgentsConfigureLLMParams {
   };
   /** Update only the given fields instead of replacing the configuration (default false). */
   partial?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of agents.configureLLM. */
 export type AgentsConfigureLLMResult = unknown;
 
 /** Params of tabs.list: List the tabs of the CDP_URL browser. */
-export type TabsListParams = Record<string, never>;
+export interface TabsListParams {
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
 
 /** Result of tabs.list. */
 export interface TabsListResult {
@@ -2583,6 +2714,8 @@ export interface TabsOpenParams {
   url: string;
   /** Open without focusing the tab (default false). */
   background?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of tabs.open. */
@@ -2598,6 +2731,8 @@ export interface TabsOpenResult {
 export interface TabsCloseParams {
   /** The tab id (its CDP target id) as tabs.list or tabs.open return it. */
   tabId: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of tabs.close. */
@@ -2611,6 +2746,8 @@ export interface TabsCloseResult {
 export interface TabsAttachParams {
   /** The tab id (its CDP target id) as tabs.list or tabs.open return it. */
   tabId: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
 }
 
 /** Result of tabs.attach. */
@@ -2623,7 +2760,10 @@ export interface TabsAttachResult {
 }
 
 /** Params of rpc.discover: Return the OpenRPC document of this service (every method, its params, result and errors). */
-export type RpcDiscoverParams = Record<string, never>;
+export interface RpcDiscoverParams {
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
 
 /** Result of rpc.discover. */
 export interface RpcDiscoverResult {

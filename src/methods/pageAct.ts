@@ -90,6 +90,9 @@ function plan(
       throw refuse(i, `${method} is not a method page.act can run (a method of one session, not page.act)`);
     const params = step.params ?? {};
     if ('session_id' in params) throw refuse(i, 'a step takes the session_id of page.act: leave it out');
+    // A step runs under page.act's lock: waiting there on a key another call holds could deadlock.
+    if ('idempotency_key' in params)
+      throw refuse(i, 'a step takes no idempotency_key: give page.act its own, it covers every step');
     return { method, params, ...known };
   });
 }

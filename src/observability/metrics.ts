@@ -42,6 +42,17 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  readonly rpcReplays = counter(
+    this.registry,
+    'rpc_idempotent_replays_total',
+    'Calls with an idempotency_key answered with another run of the same key (stored or awaited), by method',
+    ['method'] as const,
+  );
+  readonly idempotencyEvictions = counter(
+    this.registry,
+    'rpc_idempotency_evictions_total',
+    'Idempotency keys forgotten before IDEMPOTENCY_TTL_MS because IDEMPOTENCY_MAX_KEYS was reached',
+  );
   readonly sessionsActive = gauge(this.registry, 'browser_sessions_active', 'Open browser sessions');
   readonly sessionsCreated = counter(this.registry, 'browser_sessions_created_total', 'Sessions created');
   readonly sessionsExpired = counter(

@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { ErrorName } from '../errors/catalogue.js';
 import type { Logger } from '../observability/logger.js';
+import { IDEMPOTENCY_PARAM, idempotencyKeySchema } from './idempotencyKey.js';
 
 /**
  * Who is calling: an opaque id the transport derived from the credential it checked (never the
@@ -73,7 +74,9 @@ export function methodDefiner<S>() {
       name: spec.name,
       summary: spec.summary,
       description: spec.description,
-      params: paramsObject(spec.params),
+      // Every method takes the key, so any call may carry one (seed 002's execute sends it on each);
+      // dispatch strips it, and keeps the answers of the methods that change something.
+      params: paramsObject({ ...spec.params, [IDEMPOTENCY_PARAM]: idempotencyKeySchema(spec.readOnly) }),
       result: spec.result,
       errors: spec.errors,
       readOnly: spec.readOnly,

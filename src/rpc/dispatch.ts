@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import { ServiceError } from '../errors/serviceError.js';
+import { CallerGoneError, ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { MethodContext, MethodDefinition, MethodInfo, Principal } from './defineMethod.js';
+import { IDEMPOTENCY_PARAM, loggedKey } from './idempotencyKey.js';
+import type { Attempt, IdempotencyStore, Outcome } from './idempotencyStore.js';
 import type { MethodTable } from './methodTable.js';
 import type { ParamsValidator } from './validate.js';
 
@@ -39,9 +41,20 @@ export interface DispatcherOptions<S> {
    * data and classifies foreign errors). Called once per failed call.
    */
   mapError: (error: unknown, call: FailedCall) => ServiceError;
-  metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
+  metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration' | 'rpcReplays'>;
   /** Refuses a call before its handler runs (the memory watchdog's high water), or lets it through. */
   admit?: (def: MethodInfo) => ServiceError | undefined;
+  /**
+   * The answers of calls made with an idempotency_key. Without it the key is validated, stripped
+   * and otherwise ignored (tests of the engine alone).
+   */
+  idempotency?: IdempotencyStore;
+}
+
+/** What a call's log line says of its idempotency_key: the key (cut), and whether the answer was another run's. */
+interface KeyNote {
+  idempotencyKey: string;
+  replayed: boolean;
 }
 
 /** A signal that never aborts, for callers that cannot go away (tests, internal calls). */
@@ -71,6 +84,8 @@ export class Dispatcher<S> implements RpcDispatcher {
     const started = performance.now();
     const def = this.options.table.get(method);
     let params: Record<string, unknown> = {};
+    let note: KeyNote | undefined;
+    let outcome: Outcome;
     try {
       if (def === undefined) {
         throw new ServiceError(
@@ -79,25 +94,69 @@ export class Dispatcher<S> implements RpcDispatcher {
           { method },
         );
       }
-      params = this.validate(def, rawParams);
-      const refusal = this.options.admit?.(def);
-      if (refusal !== undefined) throw refusal;
-      const context: MethodContext<S> = {
-        services: this.options.services,
-        log: ctx.log,
-        principal: ctx.principal ?? INTERNAL_PRINCIPAL,
-        requestId: ctx.requestId,
-        origin: ctx.origin,
-        signal: ctx.signal ?? NEVER,
-      };
-      const result = await def.handler(params, context);
-      this.record(def, params, 'ok', started, ctx);
-      return result;
+      const { [IDEMPOTENCY_PARAM]: key, ...rest } = this.validate(def, rawParams);
+      // The handler never sees the key: it is the dispatcher's.
+      params = rest;
+      const store = this.options.idempotency;
+      // A read-only call changes nothing: it runs again, whatever its key.
+      if (typeof key !== 'string' || def.readOnly || store === undefined)
+        outcome = (await this.attempt(def, params, ctx, ctx.signal ?? NEVER)).outcome;
+      else {
+        note = { idempotencyKey: loggedKey(key), replayed: false };
+        const principal = (ctx.principal ?? INTERNAL_PRINCIPAL).id;
+        const answer = await store.call({ principal, key, method: def.name, params }, ctx.signal, (signal) =>
+          this.attempt(def, params, ctx, signal),
+        );
+        note.replayed = answer.replayed;
+        if (answer.replayed) this.options.metrics.rpcReplays.inc({ method: def.name });
+        outcome = answer.outcome;
+      }
     } catch (error) {
-      const mapped = this.options.mapError(error, { method, params });
-      this.record(def, params, mapped.errorName, started, ctx, mapped);
-      throw mapped;
+      // Refused before any handler ran: unknown method, invalid params, a reused key, a full store.
+      outcome = { ok: false, error: this.options.mapError(error, { method, params }) };
     }
+    if (outcome.ok) {
+      this.record(def, params, 'ok', started, ctx, note);
+      return outcome.value;
+    }
+    this.record(def, params, outcome.error.errorName, started, ctx, note, outcome.error);
+    throw outcome.error;
+  }
+
+  /**
+   * Admission, then the handler: what it answered, success or error, mapped once. `ran: false` when
+   * it never started (refused by admission, or its callers left while it queued), so a retry with
+   * the same key runs it.
+   */
+  private async attempt(
+    def: MethodDefinition<S>,
+    params: Record<string, unknown>,
+    ctx: CallContext,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
+    const refusal = this.options.admit?.(def);
+    if (refusal !== undefined)
+      return { outcome: { ok: false, error: this.map(refusal, def, params) }, ran: false };
+    const context: MethodContext<S> = {
+      services: this.options.services,
+      log: ctx.log,
+      principal: ctx.principal ?? INTERNAL_PRINCIPAL,
+      requestId: ctx.requestId,
+      origin: ctx.origin,
+      signal,
+    };
+    try {
+      return { outcome: { ok: true, value: await def.handler(params, context) }, ran: true };
+    } catch (error) {
+      return {
+        outcome: { ok: false, error: this.map(error, def, params) },
+        ran: !(error instanceof CallerGoneError),
+      };
+    }
+  }
+
+  private map(error: unknown, def: MethodDefinition<S>, params: Record<string, unknown>): ServiceError {
+    return this.options.mapError(error, { method: def.name, params });
   }
 
   private validate(def: MethodDefinition<S>, rawParams: unknown): Record<string, unknown> {
@@ -115,6 +174,9 @@ export class Dispatcher<S> implements RpcDispatcher {
         },
       );
     }
+    // An in-process caller (a REST projection) may pass the key as undefined: no key, not a bad one.
+    if (Object.hasOwn(params, IDEMPOTENCY_PARAM) && params[IDEMPOTENCY_PARAM] === undefined)
+      params = Object.fromEntries(Object.entries(params).filter(([name]) => name !== IDEMPOTENCY_PARAM));
     const checked = this.options.validator.validate(def, params);
     if (!checked.ok)
       throw new ServiceError('INVALID_PARAMS', checked.message, { method: def.name, errors: checked.issues });
@@ -127,6 +189,7 @@ export class Dispatcher<S> implements RpcDispatcher {
     outcome: string,
     started: number,
     ctx: CallContext,
+    note: KeyNote | undefined,
     error?: ServiceError,
   ): void {
     const method = def === undefined ? 'unknown' : def.name;
@@ -136,6 +199,7 @@ export class Dispatcher<S> implements RpcDispatcher {
     const line = {
       method,
       ...def?.logFields?.(params),
+      ...note,
       durationMs: Math.round(seconds * 1000),
       outcome,
     };

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { MethodInfo } from './defineMethod.js';
+import { IDEMPOTENCY_PARAM } from './idempotencyKey.js';
 
 export interface ValidationIssue {
   path: string;
@@ -80,7 +81,8 @@ function toIssue(e: ErrorObject): ValidationIssue {
 
 /** One sentence a caller can act on: names the unknown arguments and lists the expected ones. */
 function describe(def: MethodInfo, issues: ValidationIssue[]): string {
-  const expected = Object.keys(def.params.properties);
+  // Every method takes idempotency_key: listing it would hide the method's own arguments.
+  const expected = Object.keys(def.params.properties).filter((name) => name !== IDEMPOTENCY_PARAM);
   const unknown = issues
     .filter((i) => i.keyword === 'additionalProperties')
     .map((i) => String(i.params.additionalProperty));

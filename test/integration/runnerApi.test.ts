@@ -264,7 +264,6 @@ describe('seed 002 runner API', () => {
     );
   });
 
-  // Needs the dispatcher's idempotency (branch idem): until then the validator refuses the param.
   it('execute with idempotency_key runs a click once', async () => {
     const id = await createSession();
     await execute(id, { tool_name: 'page.goto', args: { url: `${suite.fixture.url}/rest-counter` } });

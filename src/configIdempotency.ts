@@ -1,0 +1,66 @@
+// The idempotency store's keys (issue 13): how long a call's answer is kept for a repeat of its
+// idempotency_key, and the bounds on what the store holds. Kept apart from configKeys.ts and
+// config.ts (both near the file-size limit), as configCaps.ts is: the table is spread into
+// CONFIG_KEYS, the values into Config.
+
+const MIB = 1024 * 1024;
+
+export const IDEMPOTENCY_CONFIG_KEYS = {
+  IDEMPOTENCY_TTL_MS: {
+    default: '600000',
+    group: 'http',
+    description:
+      'How long the answer of a call made with an idempotency_key is kept after the call ended (10 min): a repeat of the key within it gets that answer without running again; after it the key is forgotten and a repeat runs as a new call. At most 24 h.',
+  },
+  IDEMPOTENCY_MAX_KEYS: {
+    default: '20000',
+    group: 'http',
+    description:
+      "idempotency_keys held at most, every caller's together, running calls included: past it the oldest ended ones are forgotten before their IDEMPOTENCY_TTL_MS (rpc_idempotency_evictions_total counts them), and when all are running a new keyed call is refused with LIMIT_REACHED. At most 1000000.",
+  },
+  IDEMPOTENCY_MAX_ANSWER_BYTES: {
+    default: '2097152',
+    group: 'http',
+    description:
+      'The largest answer (as JSON, 2 MiB) kept for a repeat. A larger one reaches the caller and those waiting with it, but a later repeat gets LIMIT_REACHED (reason idempotent-answer-not-kept): the call ran and is not run again. At most IDEMPOTENCY_MAX_BYTES.',
+  },
+  IDEMPOTENCY_MAX_BYTES: {
+    default: '67108864',
+    group: 'http',
+    description:
+      'Bytes of kept answers together (64 MiB, held in memory). Past it the oldest answers are dropped but their keys kept: a repeat gets LIMIT_REACHED (reason idempotent-answer-not-kept), never a second run. At most 4 GiB.',
+  },
+} as const;
+
+export type IdempotencyConfigKey = keyof typeof IDEMPOTENCY_CONFIG_KEYS;
+
+/** The store's bounds, as Config carries them. */
+export interface IdempotencyConfig {
+  idempotencyTtlMs: number;
+  idempotencyMaxKeys: number;
+  idempotencyMaxAnswerBytes: number;
+  idempotencyMaxBytes: number;
+}
+
+/**
+ * Reads the keys; `read(key, min, max)` is loadConfig's whole-number reader (it throws a ConfigError
+ * naming the key). `refuse(key, message)` makes the ConfigError of a cross-key check.
+ */
+export function loadIdempotencyConfig(
+  read: (key: IdempotencyConfigKey, min: number, max: number) => number,
+  refuse: (key: IdempotencyConfigKey, message: string) => Error,
+): IdempotencyConfig {
+  const config: IdempotencyConfig = {
+    idempotencyTtlMs: read('IDEMPOTENCY_TTL_MS', 1, 24 * 3600 * 1000),
+    idempotencyMaxKeys: read('IDEMPOTENCY_MAX_KEYS', 1, 1_000_000),
+    idempotencyMaxAnswerBytes: read('IDEMPOTENCY_MAX_ANSWER_BYTES', 0, 4096 * MIB),
+    idempotencyMaxBytes: read('IDEMPOTENCY_MAX_BYTES', 0, 4096 * MIB),
+  };
+  // An answer over what all answers may hold would be dropped the moment it was kept.
+  if (config.idempotencyMaxAnswerBytes > config.idempotencyMaxBytes)
+    throw refuse(
+      'IDEMPOTENCY_MAX_ANSWER_BYTES',
+      `${config.idempotencyMaxAnswerBytes} is over IDEMPOTENCY_MAX_BYTES (${config.idempotencyMaxBytes}): one answer cannot be more than all of them together`,
+    );
+  return config;
+}

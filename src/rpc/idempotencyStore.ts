@@ -1,0 +1,285 @@
+// The answers of calls made with an idempotency_key, per caller and key, for a bounded window: a
+// repeat gets the first answer instead of acting twice, a concurrent repeat waits for it. Bounded:
+// keys (oldest forgotten first), bytes of answers (oldest dropped first, the key kept).
+import { ServiceError } from '../errors/serviceError.js';
+import { fingerprint, loggedKey } from './idempotencyKey.js';
+
+export interface IdempotencyLimits {
+  /** IDEMPOTENCY_TTL_MS: how long an answer is kept after the call ended. */
+  ttlMs: number;
+  /** IDEMPOTENCY_MAX_KEYS: keys held at most, running calls included. */
+  maxKeys: number;
+  /** IDEMPOTENCY_MAX_ANSWER_BYTES: a longer answer (as JSON) is not kept, only that it ran. */
+  maxAnswerBytes: number;
+  /** IDEMPOTENCY_MAX_BYTES: all kept answers together; past it the oldest answers are dropped. */
+  maxBytes: number;
+}
+
+/** What a call ended with, as its caller sees it. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: ServiceError };
+
+/** One run of a call: `ran: false` when it never started (caller gone, refused), so nothing is kept. */
+export interface Attempt {
+  outcome: Outcome;
+  ran: boolean;
+}
+
+export interface IdempotentAnswer {
+  outcome: Outcome;
+  /** True when this caller did not run the call: the answer is another run's (stored or awaited). */
+  replayed: boolean;
+}
+
+export interface IdempotentRequest {
+  /** The caller's principal id: keys of different callers never meet. */
+  principal: string;
+  key: string;
+  method: string;
+  /** The validated params without the key. */
+  params: Record<string, unknown>;
+}
+
+/** Why a kept key has no answer any more. */
+type Dropped = 'IDEMPOTENCY_MAX_ANSWER_BYTES' | 'IDEMPOTENCY_MAX_BYTES';
+
+interface Stored {
+  /** The answer as JSON (a replay parses it: a fresh object, what the wire carried), or why it is gone. */
+  answer: { json: string; bytes: number } | { dropped: Dropped };
+  ok: boolean;
+  /** The error's catalogue name and message, for a stored error (its data is in json). */
+  error: { name: ServiceError['errorName']; message: string } | undefined;
+  expiresAt: number;
+}
+
+interface Entry {
+  method: string;
+  fingerprint: string;
+  /** Set while the first call runs; its waiters share the promise. */
+  running: Promise<Attempt> | undefined;
+  stored: Stored | undefined;
+}
+
+/** What an entry costs besides its answer (key, fingerprint, bookkeeping), for IDEMPOTENCY_MAX_BYTES. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * A signal that aborts once every caller waiting on a run has gone: a run whose first caller timed
+ * out still counts as wanted while its retry waits, so the retry gets it instead of a run refused
+ * at the session's lock. A caller without a signal (a notification, an internal call) never goes.
+ */
+class Interest {
+  readonly controller = new AbortController();
+  private live = 0;
+  private pinned = false;
+  private readonly detach: (() => void)[] = [];
+
+  join(signal: AbortSignal | undefined): void {
+    if (signal === undefined) this.pinned = true;
+    else if (!signal.aborted) {
+      this.live += 1;
+      const onAbort = () => {
+        this.live -= 1;
+        this.check();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.detach.push(() => signal.removeEventListener('abort', onAbort));
+    }
+    this.check();
+  }
+
+  /** Unhooks from the callers' signals (a WebSocket's lives as long as its socket). */
+  end(): void {
+    for (const undo of this.detach.splice(0)) undo();
+  }
+
+  private check(): void {
+    if (this.live === 0 && !this.pinned) this.controller.abort();
+  }
+}
+
+export class IdempotencyStore {
+  private readonly entries = new Map<string, Entry>();
+  /** Interest in each running entry's run. */
+  private readonly interest = new Map<Entry, Interest>();
+  private answerBytes = 0;
+  /** Repeats waiting for a running call's answer. */
+  private waiting = 0;
+
+  constructor(
+    private readonly limits: IdempotencyLimits,
+    /** Called when a key is forgotten before its window ended (IDEMPOTENCY_MAX_KEYS). */
+    private readonly onEvict: () => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Keys held (running and ended), the bytes of the answers kept, repeats waiting for a run. */
+  get stats(): { keys: number; answerBytes: number; waiting: number } {
+    return { keys: this.entries.size, answerBytes: this.answerBytes, waiting: this.waiting };
+  }
+
+  /**
+   * The answer for this key: the stored one, the running call's once it ends, or `run`'s (which gets
+   * a signal that aborts when every caller waiting for it has gone). A run that never started is
+   * not kept: a waiter then runs the call itself.
+   */
+  async call(
+    request: IdempotentRequest,
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal) => Promise<Attempt>,
+  ): Promise<IdempotentAnswer> {
+    const id = `${request.principal}\n${request.key}`;
+    const print = fingerprint(request.method, request.params);
+    for (;;) {
+      this.sweep();
+      const entry = this.entries.get(id);
+      if (entry === undefined)
+        return { outcome: await this.start(id, request, print, signal, run), replayed: false };
+      if (entry.method !== request.method || entry.fingerprint !== print) throw mismatch(request, entry);
+      if (entry.stored !== undefined) return { outcome: replay(request, entry.stored), replayed: true };
+      const running = entry.running;
+      if (running === undefined) throw new Error('an idempotency entry neither runs nor has an answer');
+      this.interest.get(entry)?.join(signal);
+      this.waiting += 1;
+      const attempt = await running.finally(() => (this.waiting -= 1));
+      // The run never started (all its callers had gone, or it was refused): run it for this one.
+      if (attempt.ran) return { outcome: attempt.outcome, replayed: true };
+    }
+  }
+
+  private async start(
+    id: string,
+    request: IdempotentRequest,
+    print: string,
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal) => Promise<Attempt>,
+  ): Promise<Outcome> {
+    this.makeRoom(request);
+    const interest = new Interest();
+    interest.join(signal);
+    const entry: Entry = {
+      method: request.method,
+      fingerprint: print,
+      running: undefined,
+      stored: undefined,
+    };
+    const running = run(interest.controller.signal).catch((error: unknown): Attempt => ({
+      // run maps its own errors; this only keeps a bug in it from leaving waiters hanging.
+      outcome: { ok: false, error: new ServiceError('INTERNAL_ERROR', undefined, undefined, error) },
+      ran: true,
+    }));
+    entry.running = running;
+    this.entries.set(id, entry);
+    this.interest.set(entry, interest);
+    const attempt = await running;
+    interest.end();
+    this.interest.delete(entry);
+    this.entries.delete(id);
+    if (attempt.ran) {
+      // Re-inserted, so the map's order is the order answers were stored in (oldest first).
+      entry.running = undefined;
+      entry.stored = this.keep(attempt.outcome);
+      this.entries.set(id, entry);
+      this.fitBytes();
+    }
+    return attempt.outcome;
+  }
+
+  private keep(outcome: Outcome): Stored {
+    const expiresAt = this.now() + this.limits.ttlMs;
+    const error = outcome.ok ? undefined : { name: outcome.error.errorName, message: outcome.error.message };
+    const json = JSON.stringify(outcome.ok ? (outcome.value ?? null) : (outcome.error.data ?? null));
+    const bytes = Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES;
+    if (bytes > this.limits.maxAnswerBytes)
+      return { answer: { dropped: 'IDEMPOTENCY_MAX_ANSWER_BYTES' }, ok: outcome.ok, error, expiresAt };
+    this.answerBytes += bytes;
+    return { answer: { json, bytes }, ok: outcome.ok, error, expiresAt };
+  }
+
+  /** Drops the oldest answers (their keys stay: a repeat is told, not run) until the rest fit. */
+  private fitBytes(): void {
+    for (const entry of this.entries.values()) {
+      if (this.answerBytes <= this.limits.maxBytes) return;
+      const stored = entry.stored;
+      if (stored === undefined || !('json' in stored.answer)) continue;
+      this.answerBytes -= stored.answer.bytes;
+      stored.answer = { dropped: 'IDEMPOTENCY_MAX_BYTES' };
+    }
+  }
+
+  /** Forgets the keys whose window ended: they are stored oldest first, so it stops at a live one. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, entry] of this.entries) {
+      if (entry.stored === undefined) continue;
+      if (entry.stored.expiresAt > now) return;
+      this.forget(id, entry);
+    }
+  }
+
+  /** Room for one more key: the oldest ended ones are forgotten; running calls are never dropped. */
+  private makeRoom(request: IdempotentRequest): void {
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size < this.limits.maxKeys) return;
+      if (entry.stored === undefined) continue;
+      this.forget(id, entry);
+      this.onEvict();
+    }
+    if (this.entries.size >= this.limits.maxKeys)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `${request.method} was not run: ${this.entries.size} calls with an idempotency_key are running, the most IDEMPOTENCY_MAX_KEYS allows. Retry once some have answered.`,
+        {
+          method: request.method,
+          reason: 'idempotency-keys',
+          limit: this.limits.maxKeys,
+          retryAfterMs: 1000,
+        },
+      );
+  }
+
+  private forget(id: string, entry: Entry): void {
+    if (entry.stored !== undefined && 'json' in entry.stored.answer)
+      this.answerBytes -= entry.stored.answer.bytes;
+    this.entries.delete(id);
+  }
+}
+
+function mismatch(request: IdempotentRequest, entry: Entry): ServiceError {
+  const what = entry.method === request.method ? 'other params' : `another method (${entry.method})`;
+  return new ServiceError(
+    'INVALID_PARAMS',
+    `Invalid params for ${request.method}: idempotency_key "${loggedKey(request.key)}" was used with ${what} within IDEMPOTENCY_TTL_MS; a repeat must send the same method and params, a new call needs a new key.`,
+    {
+      method: request.method,
+      reason: 'idempotency-key-reused',
+      idempotency_key: request.key,
+      firstMethod: entry.method,
+    },
+  );
+}
+
+function replay(request: IdempotentRequest, stored: Stored): Outcome {
+  if ('dropped' in stored.answer) {
+    throw new ServiceError(
+      'LIMIT_REACHED',
+      `${request.method} already ran with idempotency_key "${loggedKey(request.key)}" (${stored.ok ? 'it succeeded' : `it failed with ${stored.error?.name ?? 'an error'}`}), but its answer was too large to keep (${stored.answer.dropped}). It is not run again: read the state you need, or send a new key to run it again.`,
+      {
+        method: request.method,
+        reason: 'idempotent-answer-not-kept',
+        ran: true,
+        outcome: stored.ok ? 'ok' : (stored.error?.name ?? 'error'),
+        limit: stored.answer.dropped,
+      },
+    );
+  }
+  const parsed: unknown = JSON.parse(stored.answer.json);
+  if (stored.ok) return { ok: true, value: parsed };
+  const data =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  return {
+    ok: false,
+    error: new ServiceError(stored.error?.name ?? 'INTERNAL_ERROR', stored.error?.message, data),
+  };
+}
