@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import helmet from 'helmet';
 import type { BrowserHost } from './browser/browserHost.js';
 import type { Config } from './config.js';
+import { eventStreamRouter, type OpenEventFeed } from './http/eventStream.js';
 import { healthRouter } from './http/health.js';
 import { requireAllowedHost } from './http/hostCheck.js';
 import { noOAuthRouter } from './http/noOAuth.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   openrpc: OpenRpcDocument;
   /** The live view of sessions (GET /sessions/{id}/screencast); the route is absent without it. */
   screencasts?: ScreencastHub;
+  /** Opens a feed of a session's event log for GET /sessions/{id}/events. */
+  openEventFeed: OpenEventFeed;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -82,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
       availability: deps.mcpTools,
     }),
   );
+  app.use(eventStreamRouter({ openFeed: deps.openEventFeed, logger: deps.logger }));
   app.use(
     rpcRouter(deps.dispatcher, {
       bodyLimit: config.bodyLimit,
@@ -100,6 +104,7 @@ export function createApp(deps: AppDeps): Express {
         'POST /rpc',
         'WebSocket /rpc',
         'POST /mcp',
+        'GET /sessions/{id}/events',
         'WebSocket /agents',
         'GET /healthz',
         'GET /readyz',

@@ -53,6 +53,8 @@ export interface Config extends BodyCaps, IdempotencyConfig {
   cdpTimeoutMs: number;
   consoleBufferSize: number;
   networkBufferSize: number;
+  /** MAX_SESSION_EVENTS: entries each session's event log keeps. */
+  maxSessionEvents: number;
   settleQuietMs: number;
   settleBodyGraceMs: number;
   settleMaxPendingMs: number;
@@ -309,6 +311,7 @@ export function loadConfig(env: Source = process.env): Config {
     cdpTimeoutMs: int('CDP_TIMEOUT_MS', get('CDP_TIMEOUT_MS'), 100, 600_000),
     consoleBufferSize: int('CONSOLE_BUFFER_SIZE', get('CONSOLE_BUFFER_SIZE'), 1, 1_000_000),
     networkBufferSize: int('NETWORK_BUFFER_SIZE', get('NETWORK_BUFFER_SIZE'), 1, 1_000_000),
+    maxSessionEvents: int('MAX_SESSION_EVENTS', get('MAX_SESSION_EVENTS'), 1, 1_000_000),
     settleQuietMs: int('SETTLE_QUIET_MS', get('SETTLE_QUIET_MS'), 0, 60_000),
     settleBodyGraceMs: int('SETTLE_BODY_GRACE_MS', get('SETTLE_BODY_GRACE_MS'), 0, 600_000),
     settleMaxPendingMs: int('SETTLE_MAX_PENDING_MS', get('SETTLE_MAX_PENDING_MS'), 0, 600_000),

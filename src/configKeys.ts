@@ -221,6 +221,12 @@ export const CONFIG_KEYS = {
     group: 'sessions',
     description: 'Network entries kept per session (a ring buffer).',
   },
+  MAX_SESSION_EVENTS: {
+    default: '1000',
+    group: 'sessions',
+    description:
+      "Entries each session's event log keeps (every kind: console, requests, navigations …). A reader whose cursor fell further behind (logs.pull / network.pull with since, session.subscribe, GET /sessions/{id}/events) gets dropped: N.",
+  },
   MAX_DOWNLOAD_BYTES: {
     default: '26214400',
     group: 'sessions',

@@ -1,3 +1,4 @@
+import { openFeed } from './browser/eventFeed.js';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
@@ -137,6 +138,7 @@ export async function startService(
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,
+        events: config.maxSessionEvents,
         requestDetails: config.maxNetworkDetails,
         settle: {
           quietMs: config.settleQuietMs,
@@ -241,7 +243,17 @@ export async function startService(
   });
   const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
   const screencasts = new ScreencastHub(sessions);
-  const app = createApp({ config, dispatcher, browser, metrics, logger, mcpTools, openrpc, screencasts });
+  const app = createApp({
+    config,
+    dispatcher,
+    browser,
+    metrics,
+    logger,
+    mcpTools,
+    openrpc,
+    screencasts,
+    openEventFeed: (id, caller, options, sink) => openFeed(sessions, id, caller, options, sink),
+  });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {
     allowedOrigins: config.agentAllowedOrigins,

@@ -1887,10 +1887,12 @@ export interface DialogHandleResult {
   stalled: 'finished' | 'failed' | 'dialog' | 'running' | null;
 }
 
-/** Params of logs.pull: Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull. */
+/** Params of logs.pull: Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull, or read them after a cursor (since) without draining. */
 export interface LogsPullParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
+  /** A cursor: the last seq you saw (0 for everything the log still holds). The pull then reads the session's event log after it without draining (two readers both see every entry) and answers the next cursor; without since it drains as before. */
+  since?: number;
   /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
   idempotency_key?: string;
 }
@@ -1898,6 +1900,8 @@ export interface LogsPullParams {
 /** Result of logs.pull. */
 export interface LogsPullResult {
   console: Array<{
+    /** The entry's seq in the session's event log: a cursor for a pull with since. */
+    seq: number;
     /** log, error, warning, info, debug …, or dialog / popup. */
     type: string;
     text: string;
@@ -1906,23 +1910,29 @@ export interface LogsPullResult {
     timestamp: string;
   }>;
   pageErrors: Array<{
+    /** The entry's seq in the session's event log: a cursor for a pull with since. */
+    seq: number;
     message: string;
     stack?: string;
     timestamp: string;
   }>;
-  /** Entries dropped because the ring buffer (CONSOLE_BUFFER_SIZE) was full. */
+  /** Entries dropped because the ring buffer (CONSOLE_BUFFER_SIZE) was full. With since: in both fields, the entries after since that the session's event log (MAX_SESSION_EVENTS, every kind) no longer holds. */
   dropped: {
     console: number;
     pageErrors: number;
   };
+  /** With since: the cursor to pass as since next time. */
+  cursor?: number;
 }
 
-/** Params of network.pull: Drain the network responses and failed requests buffered since the last pull. */
+/** Params of network.pull: Drain the network responses and failed requests buffered since the last pull, or read them after a cursor (since) without draining. */
 export interface NetworkPullParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
   /** Return only status >= 400, failed and blocked requests (default true). The buffer is drained either way. */
   onlyErrors?: boolean;
+  /** A cursor: the last seq you saw (0 for everything the log still holds). The pull then reads the session's event log after it without draining (two readers both see every entry) and answers the next cursor; without since it drains as before. */
+  since?: number;
   /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
   idempotency_key?: string;
 }
@@ -1930,6 +1940,8 @@ export interface NetworkPullParams {
 /** Result of network.pull. */
 export interface NetworkPullResult {
   requests: Array<{
+    /** The entry's seq in the session's event log: a cursor for a pull with since. */
+    seq: number;
     /** The request's id in its session (r1, r2 …): network.get answers its headers, timing and bodies. */
     id: string;
     url: string;
@@ -1944,8 +1956,10 @@ export interface NetworkPullResult {
     blocked?: boolean;
     timestamp: string;
   }>;
-  /** Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full. */
+  /** Entries dropped because the ring buffer (NETWORK_BUFFER_SIZE) was full. With since: the entries after since that the session's event log (MAX_SESSION_EVENTS, every kind) no longer holds. */
   dropped: number;
+  /** With since: the cursor to pass as since next time. */
+  cursor?: number;
 }
 
 /** Params of network.get: Read one request of the session by its id: headers, status, timing, sizes and bodies. */
@@ -2759,6 +2773,53 @@ export interface TabsAttachResult {
   url: string;
 }
 
+/** Params of session.subscribe: Push a session's events as session.event notifications on this WebSocket. */
+export interface SessionSubscribeParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only these kinds (default every kind): console, pageerror, request, response, requestfailed, dialog, navigation, download, page, pageclosed, crash. */
+  kinds?: Array<
+    | 'console'
+    | 'pageerror'
+    | 'request'
+    | 'response'
+    | 'requestfailed'
+    | 'dialog'
+    | 'navigation'
+    | 'download'
+    | 'page'
+    | 'pageclosed'
+    | 'crash'
+  >;
+  /** A cursor (the last seq seen, 0 for everything the log still holds): the entries after it are sent first. Default: only what happens from now on. */
+  since?: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of session.subscribe. */
+export interface SessionSubscribeResult {
+  /** Names this subscription in its notifications and in session.unsubscribe. */
+  subscription_id: string;
+  session_id: string;
+  /** The seq the first notification comes after. */
+  cursor: number;
+}
+
+/** Params of session.unsubscribe: Stop a subscription session.subscribe opened on this WebSocket. */
+export interface SessionUnsubscribeParams {
+  /** What session.subscribe answered. */
+  subscription_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of session.unsubscribe. */
+export interface SessionUnsubscribeResult {
+  /** True when it was running; false when nothing of that id runs on this socket (it ended with its session, was unsubscribed already, or belongs to another socket). */
+  stopped: boolean;
+}
+
 /** Params of rpc.discover: Return the OpenRPC document of this service (every method, its params, result and errors). */
 export interface RpcDiscoverParams {
   /** Accepted and ignored: a read-only call runs again on a repeat. */
@@ -2862,6 +2923,16 @@ export interface RpcMethods {
   'tabs.open': { params: TabsOpenParams; result: TabsOpenResult; paramsOptional: false };
   'tabs.close': { params: TabsCloseParams; result: TabsCloseResult; paramsOptional: false };
   'tabs.attach': { params: TabsAttachParams; result: TabsAttachResult; paramsOptional: false };
+  'session.subscribe': {
+    params: SessionSubscribeParams;
+    result: SessionSubscribeResult;
+    paramsOptional: false;
+  };
+  'session.unsubscribe': {
+    params: SessionUnsubscribeParams;
+    result: SessionUnsubscribeResult;
+    paramsOptional: false;
+  };
   'rpc.discover': { params: RpcDiscoverParams; result: RpcDiscoverResult; paramsOptional: true };
 }
 
@@ -2938,6 +3009,8 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'tabs.open',
   'tabs.close',
   'tabs.attach',
+  'session.subscribe',
+  'session.unsubscribe',
   'rpc.discover',
 ];
 
@@ -2964,6 +3037,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'axe.run',
   'agents.list',
   'tabs.list',
+  'session.subscribe',
   'rpc.discover',
 ];
 
@@ -3176,8 +3250,8 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'pages.close': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT', 'DIALOG_PENDING'],
   'dialog.setPolicy': ['SESSION_NOT_FOUND'],
   'dialog.handle': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
-  'logs.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
-  'network.pull': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
+  'logs.pull': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'network.pull': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'network.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'network.har': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'DIALOG_PENDING'],
   'network.route': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'DIALOG_PENDING'],
@@ -3225,6 +3299,8 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'tabs.open': ['NAVIGATION_BLOCKED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   'tabs.close': ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   'tabs.attach': ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT', 'LIMIT_REACHED'],
+  'session.subscribe': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'INVALID_REQUEST', 'LIMIT_REACHED'],
+  'session.unsubscribe': ['INVALID_REQUEST'],
   'rpc.discover': [],
 };
 
@@ -3293,6 +3369,25 @@ export interface RpcApi {
       params: SessionAddInitScriptParams,
       options?: CallOptions,
     ) => Promise<SessionAddInitScriptResult>;
+    /**
+     * Push a session's events as session.event notifications on this WebSocket.
+     *
+     * WebSocket /rpc only. Each entry of the session's event log arrives as {"jsonrpc":"2.0","method":"session.event","params":{session_id, subscription_id, event:{seq, kind, timestamp, …}}}, in seq order, until session.unsubscribe, the session ends (a last notification with ended: reason and no event) or the socket closes. Entries the log dropped before this subscription could send them (a reader slower than the page, MAX_SESSION_EVENTS) are counted in the next notification's dropped.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, INVALID_REQUEST, LIMIT_REACHED.
+     */
+    subscribe: (params: SessionSubscribeParams, options?: CallOptions) => Promise<SessionSubscribeResult>;
+    /**
+     * Stop a subscription session.subscribe opened on this WebSocket.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: INVALID_REQUEST.
+     */
+    unsubscribe: (
+      params: SessionUnsubscribeParams,
+      options?: CallOptions,
+    ) => Promise<SessionUnsubscribeResult>;
   };
   cookies: {
     /**
@@ -3597,19 +3692,19 @@ export interface RpcApi {
   };
   logs: {
     /**
-     * Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull.
+     * Drain the console messages (dialogs and popups included) and uncaught page errors buffered since the last pull, or read them after a cursor (since) without draining.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
      */
     pull: (params: LogsPullParams, options?: CallOptions) => Promise<LogsPullResult>;
   };
   network: {
     /**
-     * Drain the network responses and failed requests buffered since the last pull.
+     * Drain the network responses and failed requests buffered since the last pull, or read them after a cursor (since) without draining.
      *
      * Not read-only: never retried by the client.
-     * Errors: SESSION_NOT_FOUND, DIALOG_PENDING.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
      */
     pull: (params: NetworkPullParams, options?: CallOptions) => Promise<NetworkPullResult>;
     /**
@@ -3863,6 +3958,8 @@ export function bindMethods(call: MethodCaller): RpcApi {
       storageState: (params, options) => call('session.storageState', params, options),
       setStorageState: (params, options) => call('session.setStorageState', params, options),
       addInitScript: (params, options) => call('session.addInitScript', params, options),
+      subscribe: (params, options) => call('session.subscribe', params, options),
+      unsubscribe: (params, options) => call('session.unsubscribe', params, options),
     },
     cookies: {
       get: (params, options) => call('cookies.get', params, options),

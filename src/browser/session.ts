@@ -5,6 +5,7 @@ import type { RequestLog } from './requestLog.js';
 import type { RingBuffer } from './ringBuffer.js';
 import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
+import { SessionLog } from './sessionLog.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
 import {
@@ -53,6 +54,8 @@ export interface SessionOptions {
   console: number;
   network: number;
   requestDetails: number;
+  /** Entries the session's event log keeps (MAX_SESSION_EVENTS). */
+  events: number;
   /** How a networkidle wait decides the page has settled (see NetworkTracker). */
   settle: Omit<SettleOptions, 'timeoutMs'>;
   downloads: DownloadLimits;
@@ -67,8 +70,10 @@ export class Session implements NavigationTarget {
   readonly createdAt = new Date();
   lastUsedAt = Date.now();
   private readonly signals: SessionSignals;
-  /** What happened, in order with a seq: an action reports the events since it started. */
-  readonly events = new SessionEvents();
+  /** Everything the session's pages did, in order with a seq: what pulls with since and streams read. */
+  readonly log: SessionLog;
+  /** The log's digest for action reports: an action reports the events since it started. */
+  readonly events: SessionEvents;
   readonly console: RingBuffer<ConsoleEntry>;
   readonly pageErrors: RingBuffer<PageErrorEntry>;
   readonly network: RingBuffer<NetworkEntry>;
@@ -99,7 +104,9 @@ export class Session implements NavigationTarget {
      */
     readonly release?: () => Promise<void>,
   ) {
-    this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events);
+    this.log = new SessionLog(options.events);
+    this.events = new SessionEvents(undefined, this.log);
+    this.signals = new SessionSignals(policy, options, () => this.page.mainFrame(), this.events, this.log);
     ({
       console: this.console,
       pageErrors: this.pageErrors,
@@ -118,7 +125,10 @@ export class Session implements NavigationTarget {
         attach: (p, owner) => this.attachPage(p, owner),
         popup: (url) => this.signals.popup(url),
         opened: (event) => this.events.push(event),
-        closed: (pageId) => this.dialogs.dropPage(pageId),
+        closed: (pageId) => {
+          this.log.record({ kind: 'pageclosed', page_id: pageId });
+          this.dialogs.dropPage(pageId);
+        },
         note,
         frozen: (pageId) => this.dialogs.pendingOn(pageId) !== undefined,
       },
@@ -230,7 +240,10 @@ export class Session implements NavigationTarget {
     // An attached tab's downloads stay in the user's browser.
     if (this.release === undefined) this.downloads.attach(page, owner.id);
     owner.track(page, () =>
-      this.signals.pageError('The page crashed (renderer process died); the next call opens a fresh page.'),
+      this.signals.crash(
+        'The page crashed (renderer process died); the next call opens a fresh page.',
+        owner.id,
+      ),
     );
   }
 

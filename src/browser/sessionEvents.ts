@@ -1,9 +1,14 @@
 // What happened in a session, in order, each with a monotonic seq: an action's answer reports the
 // events since it started (console errors, failed requests, dialogs, downloads, new pages). Bounded:
 // past its capacity the oldest go, and a reader whose mark fell behind learns how many it missed.
+// It is the action report's digest of the session's log (SessionLog): it holds only the kinds a
+// report lists, so a page's requests and console chatter never push them out. Dialogs, downloads
+// and new pages are recorded in the log as they are here; console errors and failed requests reach
+// the log from their sources (SessionSignals) as console, pageerror, response and requestfailed.
+import type { SessionLog } from './sessionLog.js';
 
-/** The events a session keeps by default; an action that causes more reports the newest. */
-export const MAX_SESSION_EVENTS = 500;
+/** The report events a session keeps; an action that causes more reports the newest. */
+export const MAX_REPORT_EVENTS = 500;
 
 export interface ConsoleErrorEvent {
   kind: 'consoleError';
@@ -61,12 +66,18 @@ export class SessionEvents {
   private items: SessionEvent[] = [];
   private nextSeq = 1;
 
-  constructor(readonly capacity = MAX_SESSION_EVENTS) {
+  constructor(
+    readonly capacity = MAX_REPORT_EVENTS,
+    /** The session's log, which gets the dialog, download and page events as they are. */
+    private readonly log?: SessionLog,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('capacity must be a positive integer');
   }
 
   push(event: SessionEventBody): void {
+    if (event.kind === 'dialog' || event.kind === 'download' || event.kind === 'page')
+      this.log?.record({ ...event });
     this.items.push({ ...event, seq: this.nextSeq++, timestamp: new Date().toISOString() });
     if (this.items.length > this.capacity) this.items.shift();
   }

@@ -266,6 +266,8 @@ export class SessionRegistry {
     // Every way a session ends passes here (close, expiry, shutdown, the browser lost): its
     // downloads go with it. dispose never throws.
     void this.sessions.get(id)?.downloads.dispose();
+    // Its event streams send what is left and end.
+    this.sessions.get(id)?.log.end(reason);
     this.sessions.delete(id);
     this.ended.set(id, { reason, owner: this.owners.remove(id) });
     if (this.ended.size > ENDED_MEMORY) {

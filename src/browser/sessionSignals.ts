@@ -5,6 +5,7 @@ import { capUrl } from './pageGuards.js';
 import { RequestLog } from './requestLog.js';
 import { RingBuffer } from './ringBuffer.js';
 import type { SessionEvents } from './sessionEvents.js';
+import type { SessionLog } from './sessionLog.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from './signalEntries.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
@@ -42,8 +43,10 @@ export class SessionSignals {
     sizes: { console: number; network: number; requestDetails: number },
     /** The session's main frame now: a blocked request there fails the navigation in progress. */
     private readonly mainFrame: () => Frame,
-    /** The session's event log: errors and failures are also recorded there, for an action's report. */
+    /** The action report's digest: errors and failures are also recorded there. */
     private readonly events: SessionEvents,
+    /** The session's event log: every kind is recorded there first, and the buffers keep its seq. */
+    private readonly log: SessionLog,
   ) {
     this.console = new RingBuffer(sizes.console);
     this.pageErrors = new RingBuffer(sizes.console);
@@ -57,23 +60,36 @@ export class SessionSignals {
    * SessionDialogs'. The request listeners only note an id and a reference: nothing is asked of the browser.
    */
   attach(page: Page, pageId?: string): void {
-    page.on('request', (r) => this.requests.seen(r, pageId));
+    page.on('request', (r) => this.onRequest(r, pageId));
     page.on('requestfinished', (r) => this.requests.finished(r));
-    page.on('console', (m) => this.onConsole(m));
+    page.on('console', (m) => this.onConsole(m, pageId));
     page.on('pageerror', (error) =>
-      this.pageError(clip(error.message), error.stack === undefined ? undefined : clip(error.stack)),
+      this.pageError(clip(error.message), error.stack === undefined ? undefined : clip(error.stack), pageId),
     );
-    page.on('response', (r) => this.onResponse(r));
-    page.on('requestfailed', (r) => this.onRequestFailed(r));
+    page.on('response', (r) => this.onResponse(r, pageId));
+    page.on('requestfailed', (r) => this.onRequestFailed(r, pageId));
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame())
+        this.log.record({ kind: 'navigation', url: capUrl(frame.url()), page_id: pageId });
+    });
   }
 
   /** A line of the service's own in the console log (popups, dialogs, recoveries). */
   note(type: string, text: string): void {
-    this.console.push({ type, text, timestamp: new Date().toISOString() });
+    const seq = this.log.record({ kind: 'console', level: type, text: clip(text), source: 'service' });
+    this.console.push({ seq, type, text, timestamp: new Date().toISOString() });
   }
 
-  pageError(message: string, stack?: string): void {
-    this.pageErrors.push({ message, stack, timestamp: new Date().toISOString() });
+  pageError(message: string, stack?: string, pageId?: string): void {
+    const seq = this.log.record({ kind: 'pageerror', message, stack, page_id: pageId });
+    this.pageErrors.push({ seq, message, stack, timestamp: new Date().toISOString() });
+    this.events.push({ kind: 'consoleError', source: 'pageerror', text: message });
+  }
+
+  /** The renderer of a page died: a crash entry, and a page error as before the log existed. */
+  crash(message: string, pageId?: string): void {
+    const seq = this.log.record({ kind: 'crash', message, page_id: pageId });
+    this.pageErrors.push({ seq, message, timestamp: new Date().toISOString() });
     this.events.push({ kind: 'consoleError', source: 'pageerror', text: message });
   }
 
@@ -87,8 +103,19 @@ export class SessionSignals {
     const verdict = this.policy.checkRequest(fullUrl);
     if (verdict.allowed) return;
     const failure = 'blocked by the allow-list';
+    const id = this.requests.unseen({ url, method: 'GET', resourceType: 'document', failure });
+    const seq = this.log.record({
+      kind: 'requestfailed',
+      request_id: id,
+      url,
+      method: 'GET',
+      resourceType: 'document',
+      failure,
+      blocked: true,
+    });
     this.network.push({
-      id: this.requests.unseen({ url, method: 'GET', resourceType: 'document', failure }),
+      seq,
+      id,
       url,
       status: null,
       method: 'GET',
@@ -105,35 +132,46 @@ export class SessionSignals {
     return this.blocked.drain().items;
   }
 
-  private onConsole(message: ConsoleMessage): void {
+  private onRequest(request: Request, pageId: string | undefined): void {
+    this.requests.seen(request, pageId);
+    this.log.record({
+      kind: 'request',
+      request_id: this.requests.idOf(request),
+      url: capUrl(request.url()),
+      method: request.method(),
+      resourceType: request.resourceType(),
+      page_id: pageId,
+    });
+  }
+
+  private onConsole(message: ConsoleMessage, pageId: string | undefined): void {
     const loc = message.location();
     const text = clip(message.text());
     // Chromium's own "Failed to load resource" line repeats a failed request, which is its own event.
     if (message.type() === 'error' && !RESOURCE_FAILURE.test(text))
       this.events.push({ kind: 'consoleError', source: 'console', text });
-    this.console.push({
-      type: message.type(),
-      text,
-      location: loc.url ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}` : undefined,
-      timestamp: new Date().toISOString(),
-    });
+    const location = loc.url ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}` : undefined;
+    const seq = this.log.record({ kind: 'console', level: message.type(), text, location, page_id: pageId });
+    this.console.push({ seq, type: message.type(), text, location, timestamp: new Date().toISOString() });
   }
 
-  private onResponse(response: Response): void {
+  private onResponse(response: Response, pageId: string | undefined): void {
     const request = response.request();
     const headers = response.headers();
     const blocked = headers[BLOCKED_HEADER] === '1';
     if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) this.attachments.add(request);
     const id = this.requests.idOf(request);
-    this.network.push({
+    const entry = {
       id,
       url: capUrl(request.url()),
       status: response.status(),
       method: request.method(),
       resourceType: request.resourceType(),
       ...(blocked ? { blocked: true, failure: 'blocked by the allow-list' } : {}),
-      timestamp: new Date().toISOString(),
-    });
+    };
+    const { id: requestId, ...fields } = entry;
+    const seq = this.log.record({ kind: 'response', request_id: requestId, ...fields, page_id: pageId });
+    this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
     if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
     if (blocked || response.status() >= 400)
       this.events.push({
@@ -146,7 +184,7 @@ export class SessionSignals {
       });
   }
 
-  private onRequestFailed(request: Request): void {
+  private onRequestFailed(request: Request, pageId: string | undefined): void {
     const failure = request.failure()?.errorText ?? 'failed';
     // A download, not a failure: its response (status 200) is already in the network buffer.
     if (this.attachments.has(request) && ABORTED.test(failure)) return;
@@ -162,7 +200,7 @@ export class SessionSignals {
         resourceType: request.resourceType(),
         failure: blocked ? `blocked by the allow-list (${failure})` : failure,
       });
-    this.network.push({
+    const entry = {
       id: this.requests.idOf(request),
       url: capUrl(request.url()),
       status: null,
@@ -170,8 +208,10 @@ export class SessionSignals {
       resourceType: request.resourceType(),
       failure: blocked ? `blocked by the allow-list (${failure})` : failure,
       ...(blocked ? { blocked: true } : {}),
-      timestamp: new Date().toISOString(),
-    });
+    };
+    const { id: requestId, status: _status, ...fields } = entry;
+    const seq = this.log.record({ kind: 'requestfailed', request_id: requestId, ...fields, page_id: pageId });
+    this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
     // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
     // about the navigation in progress: it must not fail it.
     if (!verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);

@@ -5,6 +5,9 @@ import { Type, type Static } from '@sinclair/typebox';
  * network.pull publish the same schemas as their results.
  */
 export const ConsoleEntrySchema = Type.Object({
+  seq: Type.Integer({
+    description: "The entry's seq in the session's event log: a cursor for a pull with since.",
+  }),
   type: Type.String({ description: 'log, error, warning, info, debug …, or dialog / popup.' }),
   text: Type.String(),
   location: Type.Optional(Type.String({ description: 'url:line:column of the call.' })),
@@ -12,12 +15,18 @@ export const ConsoleEntrySchema = Type.Object({
 });
 
 export const PageErrorEntrySchema = Type.Object({
+  seq: Type.Integer({
+    description: "The entry's seq in the session's event log: a cursor for a pull with since.",
+  }),
   message: Type.String(),
   stack: Type.Optional(Type.String()),
   timestamp: Type.String(),
 });
 
 export const NetworkEntrySchema = Type.Object({
+  seq: Type.Integer({
+    description: "The entry's seq in the session's event log: a cursor for a pull with since.",
+  }),
   id: Type.String({
     description:
       "The request's id in its session (r1, r2 …): network.get answers its headers, timing and bodies.",

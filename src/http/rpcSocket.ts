@@ -13,6 +13,7 @@ import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/j
 import type { Principal } from '../rpc/defineMethod.js';
 import { headerReader, presentedKeyIn, principalFor } from './auth.js';
 import { EdgeLimits } from './rateLimits.js';
+import { SocketPush } from './socketPush.js';
 
 /** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
 export const RPC_SOCKET_PATH = '/rpc';
@@ -178,6 +179,8 @@ export class RpcSocketEndpoint {
     // Up to MAX_SOCKET_INFLIGHT calls share it, each running idleFor adding a listener.
     setMaxListeners(0, gone.signal);
     ws.once('close', () => gone.abort());
+    // session.subscribe's notifications go out on this socket; its subscriptions end with it.
+    const push = new SocketPush(ws, gone.signal);
     let inflight = 0;
     const log = this.options.logger.child({ transport: 'ws', remoteAddress, principal: principal.id });
     /** Sends an answer; `done` runs once it has left the process (or could not be sent). */
@@ -259,6 +262,8 @@ export class RpcSocketEndpoint {
       // A call stays in flight until its answer has left the process, so answers a client has not
       // read yet count against the cap too.
       inflight++;
+      let answered: () => void = () => undefined;
+      const answerSent = new Promise<void>((resolve) => (answered = resolve));
       const finished = (): void => void inflight--;
       const requestId = randomUUID();
       void handleJsonRpcBody(
@@ -270,6 +275,7 @@ export class RpcSocketEndpoint {
           log: log.child({ requestId }),
           principal,
           signal: gone.signal,
+          push: push.forCall(answerSent),
         },
         this.options.batchMax,
       )
@@ -281,6 +287,8 @@ export class RpcSocketEndpoint {
         .then((response) => {
           if (response === undefined) finished();
           else send(response, finished);
+          // ws.send queues in order: a notification sent from now on follows the answer.
+          answered();
         })
         .catch((error: unknown) => log.error({ err: error }, 'rpc socket answer could not be sent'));
     });

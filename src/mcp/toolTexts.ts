@@ -125,6 +125,10 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'tabs.close': 'Closes a tab of the attached browser.',
   'tabs.attach':
     'Turns a tab of the attached browser into a session: returns a session_id that every page, find and screenshot tool works on.',
+  'session.subscribe':
+    'Not available over MCP: pushing live events needs a WebSocket connection. Read events with logs_pull or network_pull and a since cursor instead.',
+  'session.unsubscribe':
+    'Not available over MCP: it stops a live event subscription, which only a WebSocket connection can hold.',
 };
 
 /** The MCP description of a method: its text above, or its summary when it has none. */

@@ -22,6 +22,7 @@ export const networkExamples: Record<string, MethodExample[]> = {
       result: {
         requests: [
           {
+            seq: 41,
             id: 'r7',
             url: `${O}/api/fail`,
             status: 500,
@@ -31,6 +32,34 @@ export const networkExamples: Record<string, MethodExample[]> = {
           },
         ],
         dropped: 0,
+      },
+    },
+    {
+      name: 'every response after a cursor, without draining',
+      params: { session_id: S, onlyErrors: false, since: 38 },
+      result: {
+        requests: [
+          {
+            seq: 39,
+            id: 'r6',
+            url: `${O}/api/items`,
+            status: 200,
+            method: 'GET',
+            resourceType: 'fetch',
+            timestamp: TIME,
+          },
+          {
+            seq: 41,
+            id: 'r7',
+            url: `${O}/api/fail`,
+            status: 500,
+            method: 'GET',
+            resourceType: 'fetch',
+            timestamp: TIME,
+          },
+        ],
+        dropped: 0,
+        cursor: 42,
       },
     },
   ],

@@ -109,9 +109,19 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       name: 'what the page logged since the last pull',
       params: { session_id: S },
       result: {
-        console: [{ type: 'error', text: 'settle: something broke', timestamp: TIME }],
+        console: [{ seq: 12, type: 'error', text: 'settle: something broke', timestamp: TIME }],
         pageErrors: [],
         dropped: { console: 0, pageErrors: 0 },
+      },
+    },
+    {
+      name: 'after a cursor, without draining (another reader still sees them)',
+      params: { session_id: S, since: 11 },
+      result: {
+        console: [{ seq: 12, type: 'error', text: 'settle: something broke', timestamp: TIME }],
+        pageErrors: [],
+        dropped: { console: 0, pageErrors: 0 },
+        cursor: 14,
       },
     },
   ],

@@ -21,6 +21,7 @@ import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './screenshot.js';
 import { sessionMethods } from './session.js';
 import { storageMethods } from './storage.js';
+import { subscriptionMethods } from './sessionSubscribe.js';
 import { tabMethods } from './tabs.js';
 
 /** Every method of the service, in the order the docs list them. */
@@ -47,5 +48,6 @@ export const allMethods: ServiceMethod[] = [
   ...axeMethods,
   ...agentMethods,
   ...tabMethods,
+  ...subscriptionMethods,
   rpcDiscover,
 ];

@@ -1,5 +1,6 @@
 import type { MethodExamples } from '../rpc/openrpc.js';
 import { artifactsExamples } from './examplesArtifacts.js';
+import { eventExamples } from './examplesEvents.js';
 import { interactExamples } from './examplesInteract.js';
 import { networkExamples } from './examplesNetwork.js';
 import { pageExamples } from './examplesPage.js';
@@ -18,4 +19,5 @@ export const methodExamples: MethodExamples = {
   ...interactExamples,
   ...artifactsExamples,
   ...networkExamples,
+  ...eventExamples,
 };

@@ -12,6 +12,23 @@ export interface Principal {
   readonly admin: boolean;
 }
 
+/**
+ * A connection that can carry notifications to its caller besides answers: the /rpc WebSocket. POST
+ * /rpc and /mcp have none (an answer there ends the exchange).
+ */
+export interface PushChannel {
+  /** Sends a JSON-RPC notification; false when the connection is backed up or gone (stop, wait). */
+  notify(method: string, params: Record<string, unknown>): boolean;
+  /** Calls `resume` once the connection can take more notifications (or has closed). */
+  whenWritable(resume: () => void): void;
+  /** Resolves once the answer of the call that got this channel has been sent (or was not due). */
+  readonly answered: Promise<void>;
+  /** Aborted when the connection closes. */
+  readonly closed: AbortSignal;
+  /** What the connection's calls opened on it (session.subscribe), by id: stopped when it closes. */
+  readonly subscriptions: Map<string, { sessionId: string; stop(): void }>;
+}
+
 /** What every call carries besides its params, whatever the transport. */
 export interface CallInfo {
   log: Logger;
@@ -22,6 +39,8 @@ export interface CallInfo {
   origin: string;
   /** Aborted when the caller has gone: its HTTP connection (/rpc, /mcp) or its WebSocket closed. */
   signal: AbortSignal;
+  /** The caller's connection when it can carry notifications (the /rpc WebSocket), else undefined. */
+  push: PushChannel | undefined;
 }
 
 /** What a handler gets: the call, and the instances the application injected into the dispatcher. */

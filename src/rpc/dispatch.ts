@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { CallerGoneError, ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { MethodContext, MethodDefinition, MethodInfo, Principal } from './defineMethod.js';
+import type { MethodContext, MethodDefinition, MethodInfo, Principal, PushChannel } from './defineMethod.js';
 import { IDEMPOTENCY_PARAM, loggedKey } from './idempotencyKey.js';
 import type { Attempt, IdempotencyStore, Outcome } from './idempotencyStore.js';
 import type { MethodTable } from './methodTable.js';
@@ -16,6 +16,8 @@ export interface CallContext {
   principal?: Principal | undefined;
   /** Aborted when the caller has gone; a call still queued then never runs. */
   signal?: AbortSignal | undefined;
+  /** The caller's connection when it can carry notifications (the /rpc WebSocket). */
+  push?: PushChannel | undefined;
 }
 
 /** The call an error came from: what the application's error mapper may read. */
@@ -144,6 +146,7 @@ export class Dispatcher<S> implements RpcDispatcher {
       requestId: ctx.requestId,
       origin: ctx.origin,
       signal,
+      push: ctx.push,
     };
     try {
       return { outcome: { ok: true, value: await def.handler(params, context) }, ran: true };

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MCP_RESULT_BUDGET_CHARS } from '../../src/mcp/resultBudget.js';
 import { TOOL_TEXTS } from '../../src/mcp/toolTexts.js';
+import { PUSH_ONLY } from '../../src/mcp/toolAvailability.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY, startTestService, waitFor, type TestService } from '../helpers/testService.js';
 import { freePort } from '../helpers/ports.js';
@@ -83,11 +84,11 @@ function json<T>(result: CallToolResult): T {
 }
 
 describe('MCP /mcp', () => {
-  it('lists a tool per method of the table but rpc.discover, tabs.* (no CDP_URL) and agents.* (no agent)', async () => {
+  it('lists a tool per method of the table but rpc.discover, tabs.* (no CDP_URL), agents.* (no agent) and the WebSocket-only ones', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     const shown = openrpcMethods().filter(
-      (m) => m !== 'rpc.discover' && !m.startsWith('tabs.') && !m.startsWith('agents.'),
+      (m) => m !== 'rpc.discover' && !m.startsWith('tabs.') && !m.startsWith('agents.') && !PUSH_ONLY.has(m),
     );
     expect(tools.map((t) => t.name).sort()).toEqual(shown.map((m) => m.replace(/\./g, '_')).sort());
     const goto = tools.find((t) => t.name === 'page_goto');

@@ -10,6 +10,7 @@ import {
 import { bodyReport, isTextual, requestDetail } from '../../src/browser/requestDetail.js';
 import { RequestLog } from '../../src/browser/requestLog.js';
 import { SessionEvents } from '../../src/browser/sessionEvents.js';
+import { SessionLog } from '../../src/browser/sessionLog.js';
 import { SessionSignals } from '../../src/browser/sessionSignals.js';
 import { UrlPolicy } from '../../src/browser/urlPolicy.js';
 import { ServiceError } from '../../src/errors/serviceError.js';
@@ -138,6 +139,7 @@ describe('SessionSignals and request ids', () => {
         throw new Error('no main frame in this test');
       },
       events,
+      new SessionLog(),
     );
     signals.popup('http://127.0.0.1:1/allowed');
     signals.popup('http://127.0.0.2:1/refused');

@@ -29,20 +29,22 @@ describe('subagentReport', () => {
       text: 'Projects',
       logs: {
         console: [
-          { type: 'log', text: 'loaded', timestamp: at },
+          { seq: 1, type: 'log', text: 'loaded', timestamp: at },
           {
+            seq: 2,
             type: 'error',
             text: 'demo console error',
             location: 'http://localhost:8080/projects:3:9',
             timestamp: at,
           },
         ],
-        pageErrors: [{ message: 'boom', timestamp: at }],
+        pageErrors: [{ seq: 3, message: 'boom', timestamp: at }],
         dropped: { console: 0, pageErrors: 0 },
       },
       network: {
         requests: [
           {
+            seq: 4,
             id: 'r3',
             url: 'http://localhost:8080/api/fail',
             status: 500,
@@ -51,6 +53,7 @@ describe('subagentReport', () => {
             timestamp: at,
           },
           {
+            seq: 5,
             id: 'r4',
             url: 'http://localhost:8080/api/gone',
             status: null,
@@ -85,7 +88,7 @@ describe('subagentReport', () => {
   it('says what to do next: after a failure, on console errors alone, and when nothing failed', () => {
     const base = { url: 'http://x.test/', actions: ['a'], text: 't', network: noRequests };
     expect(buildReport({ ...base, logs: noLogs, failure: 'TIMEOUT' }).next_step).toContain('(TIMEOUT)');
-    const logs = { ...noLogs, pageErrors: [{ message: 'x is undefined', timestamp: at }] };
+    const logs = { ...noLogs, pageErrors: [{ seq: 1, message: 'x is undefined', timestamp: at }] };
     expect(buildReport({ ...base, logs }).next_step).toBe(
       'Look into the console errors, starting with: uncaught: x is undefined',
     );

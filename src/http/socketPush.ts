@@ -1,0 +1,53 @@
+// The push channel of one /rpc WebSocket: what session.subscribe sends its notifications on. It
+// watches the socket's bufferedAmount, so a client that reads slower than its subscriptions produce
+// makes them pause (and the session's log drop what they could not send, counted) instead of
+// growing the process's memory.
+import type { WebSocket } from 'ws';
+import type { PushChannel } from '../rpc/defineMethod.js';
+
+/** Notifications buffered for a socket past which its subscriptions pause until it reads. */
+export const MAX_PUSH_BUFFERED_BYTES = 1024 * 1024;
+/** How often a paused subscription looks whether its socket has drained (ws has no drain event). */
+export const PUSH_DRAIN_POLL_MS = 50;
+
+/** What one socket's calls share: its subscriptions, stopped when it closes. */
+export class SocketPush {
+  readonly subscriptions = new Map<string, { sessionId: string; stop(): void }>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly closed: AbortSignal,
+  ) {
+    closed.addEventListener('abort', () => {
+      for (const subscription of this.subscriptions.values()) subscription.stop();
+      this.subscriptions.clear();
+    });
+  }
+
+  /** The channel of one call on the socket; `answered` resolves once its answer was handed to the socket. */
+  forCall(answered: Promise<void>): PushChannel {
+    return {
+      notify: (method, params) => this.notify(method, params),
+      whenWritable: (resume) => this.whenWritable(resume),
+      answered,
+      closed: this.closed,
+      subscriptions: this.subscriptions,
+    };
+  }
+
+  private notify(method: string, params: Record<string, unknown>): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    return this.ws.bufferedAmount <= MAX_PUSH_BUFFERED_BYTES;
+  }
+
+  private whenWritable(resume: () => void): void {
+    const timer = setInterval(() => {
+      if (this.closed.aborted) clearInterval(timer);
+      else if (this.ws.bufferedAmount <= MAX_PUSH_BUFFERED_BYTES) {
+        clearInterval(timer);
+        resume();
+      }
+    }, PUSH_DRAIN_POLL_MS);
+  }
+}
