@@ -313,16 +313,29 @@ export default tseslint.config(
     ),
   },
   {
-    files: ['src/config.ts', 'src/configKeys.ts', 'src/configCaps.ts', 'src/configIdempotency.ts'],
+    files: [
+      'src/config.ts',
+      'src/configKeys.ts',
+      'src/configCaps.ts',
+      'src/configIdempotency.ts',
+      'src/configUi.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['./*', '../*', '!./configKeys.js', '!./configCaps.js', '!./configIdempotency.js'],
+              group: [
+                './*',
+                '../*',
+                '!./configKeys.js',
+                '!./configCaps.js',
+                '!./configIdempotency.js',
+                '!./configUi.js',
+              ],
               message:
-                'config.ts, configKeys.ts, configCaps.ts and configIdempotency.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts and configUi.ts import nothing of the project but each other',
             },
           ],
         },
@@ -330,7 +343,7 @@ export default tseslint.config(
     },
   },
   {
-    // The web console: plain ES modules for the browser, type-checked through ui/tsconfig.json.
+    // The service's web pages: browser ES modules, type-checked through ui/tsconfig.json.
     files: ['ui/**/*.js'],
     languageOptions: { globals: globals.browser },
   },

@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): Express {
   // Before the key check: OAuth discovery gets 404, not a 401 that would send MCP clients to sign in.
   app.use(noOAuthRouter());
   // The web console's static files: no data in them, so no key (docs/console.md).
-  app.use(uiRouter());
+  app.use(uiRouter({ modelApiOrigins: config.uiModelApiOrigins }));
   app.use(
     requireKeyWithinLimits(limits, {
       adminKey: config.adminApiKey,

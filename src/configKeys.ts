@@ -1,6 +1,7 @@
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
 import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
+import { UI_KEYS } from './configUi.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
 
@@ -137,6 +138,7 @@ export const CONFIG_KEYS = {
     description:
       'Names the Host header may carry besides localhost, 127.0.0.1, [::1] and HOST (any port), comma-separated; any other Host gets 403 (DNS rebinding).',
   },
+  ...UI_KEYS,
   HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
   CHROMIUM_PATH: {
     default: '',

@@ -9,20 +9,40 @@ import express, { type Router } from 'express';
 export const UI_PATH = '/ui';
 
 /**
- * Only the service's own scripts, styles and connections; frames arrive as data: images. No inline
- * script or style, no other origin, no framing, no forms posting anywhere, no plugins.
+ * The pages' policy: only the service's own scripts and styles (no inline script or style, no CDN);
+ * images from the service or data:/blob: URLs (frames, screenshots); connections to the service and
+ * to `connectOrigins`; no framing, no forms posting anywhere, no plugins. No
+ * upgrade-insecure-requests: the service usually runs on plain http on loopback.
  */
-export const UI_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
+export function uiContentSecurityPolicy(connectOrigins: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    ['connect-src', "'self'", ...connectOrigins].join(' '),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/** The console's policy: it connects to the service only. */
+export const UI_CSP = uiContentSecurityPolicy([]);
+
+/**
+ * The runner page's files: the page calls the Messages API from the browser, so its policy also
+ * admits the configured model origins (UI_MODEL_API_ORIGINS); every other file of /ui has UI_CSP.
+ */
+const RUNNER_FILE = /^\/runner(Loop)?\.(html|js|css)$/;
+
+export interface UiRouteOptions {
+  /** UI_MODEL_API_ORIGINS: where the runner page may send its model calls. */
+  modelApiOrigins: readonly string[];
+  /** The folder served; findUiDir() when not given. */
+  dir?: string | undefined;
+}
 
 /**
  * The ui/ folder, whether the service runs from src/http (tsx) or dist/src/http (node): the first
@@ -36,10 +56,12 @@ export function findUiDir(from: string = dirname(fileURLToPath(import.meta.url))
   return undefined;
 }
 
-export function uiRouter(dir: string | undefined = findUiDir()): Router {
+export function uiRouter(options: UiRouteOptions): Router {
+  const dir = 'dir' in options ? options.dir : findUiDir();
+  const runnerPolicy = uiContentSecurityPolicy(options.modelApiOrigins);
   const router = express.Router();
-  router.use(UI_PATH, (_req, res, next) => {
-    res.set('content-security-policy', UI_CSP);
+  router.use(UI_PATH, (req, res, next) => {
+    res.set('content-security-policy', RUNNER_FILE.test(req.path) ? runnerPolicy : UI_CSP);
     // Served again after an upgrade: the browser revalidates rather than runs yesterday's script.
     res.set('cache-control', 'no-cache');
     next();

@@ -1,0 +1,137 @@
+// The runner page (ui/runner.html) as files the service serves: public, under the /ui CSP that
+// admits the configured Messages API origins, and what the page does before any run. The agent
+// loop itself is in runnerLoop.test.ts.
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { UI_CSP, uiContentSecurityPolicy } from '../../src/http/uiRoute.js';
+import { PASTED_ANTHROPIC_KEY, useRunnerSuite } from '../helpers/runnerSuite.js';
+import { TEST_API_KEY, startTestService } from '../helpers/testService.js';
+
+const suite = useRunnerSuite();
+
+/** GET with the path exactly as given (no dot-segment resolution, unlike fetch). */
+function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}/`, { path }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('/ui/runner.html: served with its own CSP', () => {
+  it('is served without a key (a navigation sends none) with a CSP that admits the configured model origin only', async () => {
+    const res = await fetch(`${suite.service.url}/ui/runner.html`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toBe(uiContentSecurityPolicy([suite.fake.url]));
+    expect(csp).toContain(`connect-src 'self' ${suite.fake.url}`);
+    expect(csp).not.toContain(suite.outsider.url);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('upgrade-insecure-requests');
+    const html = await res.text();
+    // No inline script or style: every script and style is a file of the service.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|\sstyle=/);
+    for (const file of ['runner.js', 'runnerLoop.js', 'runner.css']) {
+      const r = await fetch(`${suite.service.url}/ui/${file}`);
+      expect(r.status, file).toBe(200);
+      expect(r.headers.get('content-security-policy')).toBe(csp);
+    }
+  });
+
+  it('defaults to https://api.anthropic.com; none admits the service only; a bad origin stops start-up', async () => {
+    expect(uiContentSecurityPolicy(['https://api.anthropic.com'])).toContain(
+      "connect-src 'self' https://api.anthropic.com;",
+    );
+    const plain = await startTestService();
+    try {
+      const res = await fetch(`${plain.url}/ui/runner.html`);
+      expect(res.headers.get('content-security-policy')).toContain(
+        "connect-src 'self' https://api.anthropic.com;",
+      );
+    } finally {
+      await plain.close();
+    }
+    const none = await startTestService({ UI_MODEL_API_ORIGINS: 'none' });
+    try {
+      const res = await fetch(`${none.url}/ui/runner.html`);
+      expect(res.headers.get('content-security-policy')).toContain("connect-src 'self';");
+    } finally {
+      await none.close();
+    }
+    await expect(startTestService({ UI_MODEL_API_ORIGINS: 'https://api.example.com/v1' })).rejects.toThrow(
+      /UI_MODEL_API_ORIGINS/,
+    );
+    await expect(
+      startTestService({ UI_MODEL_API_ORIGINS: "https://a.example.com 'unsafe-eval'" }),
+    ).rejects.toThrow(/UI_MODEL_API_ORIGINS/);
+  });
+
+  it('serves only the files of ui/: no listing, no way out of the folder, the API still behind the key', async () => {
+    const base = suite.service.url;
+    // /ui/ is the console's page, under the console's policy (no model origin).
+    const index = await fetch(`${base}/ui/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toBe(UI_CSP);
+    expect((await fetch(`${base}/ui/nothing.html`)).status).toBe(404);
+    // Raw paths (fetch would resolve the dots before sending): send cannot leave the folder.
+    for (const path of ['/ui/..%2fpackage.json', '/ui/%2e%2e/package.json', '/ui/../package.json']) {
+      const got = await rawGet(base, path);
+      expect(got.status, path).toBe(404);
+      expect(got.body, path).not.toContain('playwright-jsonrpc');
+    }
+    // The pages are public, the service is not.
+    expect((await fetch(`${base}/openrpc.json`)).status).toBe(401);
+    expect(
+      (await fetch(`${base}/openrpc.json`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).status,
+    ).toBe(200);
+  });
+});
+
+describe('/ui/runner.html in a browser, before any run', () => {
+  it('loads with no CSP violation, shows the defaults and keeps the settings in localStorage', async () => {
+    const page = await suite.openRunner();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.reload();
+    expect(await page.inputValue('#base-url')).toBe('https://api.anthropic.com');
+    expect(await page.inputValue('#max-steps')).toBe('20');
+    expect(await page.textContent('#max-steps-limit')).toBe('100');
+    expect(await page.inputValue('#tools')).toContain('page.goto');
+    await suite.fill(page, { task: '' });
+    await page.click('#run');
+    await page.waitForSelector('#status[data-state="invalid"]');
+    expect(await page.textContent('#status')).toContain('a task');
+    const stored = await page.evaluate(() => ({
+      service: localStorage.getItem('playwright-jsonrpc.apiKey'),
+      anthropic: localStorage.getItem('pwrpc.anthropicKey'),
+      base: localStorage.getItem('pwrpc.runner.baseUrl'),
+    }));
+    expect(stored).toEqual({ service: TEST_API_KEY, anthropic: PASTED_ANTHROPIC_KEY, base: suite.fake.url });
+    await page.reload();
+    expect(await page.inputValue('#anthropic-key')).toBe(PASTED_ANTHROPIC_KEY);
+    expect(await page.inputValue('#service-key')).toBe(TEST_API_KEY);
+    expect(problems).toEqual([]);
+    // Nothing was sent anywhere: a refused run calls neither the service's API nor the model.
+    expect(suite.fake.requests).toHaveLength(0);
+    expect(suite.toService.filter((r) => !r.url.includes('/ui/'))).toEqual([]);
+  });
+
+  it('refuses max steps past the limit and a base URL that is not http(s)', async () => {
+    const page = await suite.openRunner();
+    await suite.fill(page, { maxSteps: '101', baseUrl: 'ftp://example.com' });
+    const { state, text } = await suite.run(page);
+    expect(state).toBe('invalid');
+    expect(text).toContain('max steps between 1 and 100');
+    expect(text).toContain('an http(s) base URL');
+    expect(suite.fake.requests).toHaveLength(0);
+  });
+});
