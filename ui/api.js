@@ -217,35 +217,37 @@ export async function saveKeyIfValid(key) {
  */
 
 /**
- * The Server-Sent Events of a fetch() response body, parsed as the HTML standard says (fields
- * event, data, id; comments skipped; a blank line ends a message). Ends with the body.
- * @param {Response} response
+ * The Server-Sent Events of a byte stream, parsed as the HTML standard says (fields event, data,
+ * id; comments skipped; a blank line ends a message; data lines joined with \n). A message the
+ * stream ended in the middle of is not delivered, as EventSource does. The runner page reads the
+ * Messages API's stream with it too.
+ * @param {ReadableStream<Uint8Array>} body
  * @returns {AsyncGenerator<SseMessage>}
  */
-export async function* readSse(response) {
-  if (response.body === null) return;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+export async function* readSseBody(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
+  let event = '';
   /** @type {string[]} */
   let data = [];
-  let event = '';
   /** @type {string | undefined} */
   let id;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let newline;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
         if (line === '') {
           if (data.length > 0) yield { event: event || 'message', data: data.join('\n'), id };
-          data = [];
           event = '';
+          data = [];
           continue;
         }
+        // A comment (a keep-alive ping): nothing to deliver.
         if (line.startsWith(':')) continue;
         const colon = line.indexOf(':');
         const field = colon < 0 ? line : line.slice(0, colon);
@@ -255,10 +257,21 @@ export async function* readSse(response) {
         else if (field === 'event') event = text;
         else if (field === 'id') id = text;
       }
+      if (done) return;
     }
   } finally {
     reader.releaseLock();
   }
+}
+
+/**
+ * The Server-Sent Events of a fetch() response body (readSseBody). Ends with the body.
+ * @param {Response} response
+ * @returns {AsyncGenerator<SseMessage>}
+ */
+export async function* readSse(response) {
+  if (response.body === null) return;
+  yield* readSseBody(response.body);
 }
 
 /**

@@ -3,6 +3,7 @@
 // browser with streaming, this service's session methods offered as tools, each tool call executed
 // through POST /sessions/{id}/execute. runner.js wires it to the DOM; test/unit/runnerLoop.test.ts
 // runs it in Node against scripted streams.
+import { readSseBody } from './api.js';
 
 /** Model calls one run makes at most, unless the person sets fewer (the form shows it). */
 export const DEFAULT_MAX_STEPS = 20;
@@ -116,48 +117,8 @@ export function toolsFromOpenRpc(doc, wanted) {
   return { tools, methodOf };
 }
 
-/**
- * The events of a Server-Sent Events body, as {event, data} (data lines joined with \n).
- * @param {ReadableStream<Uint8Array>} body
- * @returns {AsyncGenerator<{ event: string, data: string }>}
- */
-export async function* sseEvents(body) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let event = '';
-  /** @type {string[]} */
-  let data = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let nl;
-      while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-        if (line === '') {
-          if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
-          event = '';
-          data = [];
-        } else if (line.startsWith(':')) {
-          // A comment (keep-alive): nothing to deliver.
-        } else {
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const raw = colon < 0 ? '' : line.slice(colon + 1);
-          const val = raw.startsWith(' ') ? raw.slice(1) : raw;
-          if (field === 'event') event = val;
-          else if (field === 'data') data.push(val);
-        }
-      }
-      if (done) break;
-    }
-    // An event the stream ended in the middle of is not delivered (as EventSource does).
-  } finally {
-    reader.releaseLock();
-  }
-}
+/** The Messages API's stream is read with the console's SSE parser (api.js). */
+export const sseEvents = readSseBody;
 
 /**
  * One streamed Messages API call: POST {baseUrl}/v1/messages with stream: true. Text arrives
