@@ -16,7 +16,7 @@ export const IDEMPOTENCY_CONFIG_KEYS = {
     default: '20000',
     group: 'http',
     description:
-      "idempotency_keys held at most, every caller's together, running calls included: past it the oldest ended ones are forgotten before their IDEMPOTENCY_TTL_MS (rpc_idempotency_evictions_total counts them), and when all are running a new keyed call is refused with LIMIT_REACHED. At most 1000000.",
+      "idempotency_keys one API key holds at most, running calls included (each key has its own, so no caller's keys push out another's): past it that caller's oldest ended ones are forgotten before their IDEMPOTENCY_TTL_MS (rpc_idempotency_evictions_total counts them), and when all its keys are running its new keyed call is refused with LIMIT_REACHED. At most 1000000.",
   },
   IDEMPOTENCY_MAX_ANSWER_BYTES: {
     default: '2097152',
@@ -28,7 +28,7 @@ export const IDEMPOTENCY_CONFIG_KEYS = {
     default: '67108864',
     group: 'http',
     description:
-      'Bytes of kept answers together (64 MiB, held in memory). Past it the oldest answers are dropped but their keys kept: a repeat gets LIMIT_REACHED (reason idempotent-answer-not-kept), never a second run. At most 4 GiB.',
+      "Bytes of one API key's kept answers together (64 MiB, held in memory; each key has its own). Past it that caller's oldest answers are dropped but their keys kept: a repeat gets LIMIT_REACHED (reason idempotent-answer-not-kept), never a second run. At most 4 GiB.",
   },
 } as const;
 

@@ -1,17 +1,18 @@
 // The answers of calls made with an idempotency_key, per caller and key, for a bounded window: a
-// repeat gets the first answer instead of acting twice, a concurrent repeat waits for it. Bounded:
-// keys (oldest forgotten first), bytes of answers (oldest dropped first, the key kept).
+// repeat gets the first answer instead of acting twice, a concurrent repeat waits for it. Bounded per
+// caller (each API key has its own bucket, so no caller's keys can push another's out): keys (oldest
+// forgotten first), bytes of answers (oldest dropped first, the key kept).
 import { ServiceError } from '../errors/serviceError.js';
 import { fingerprint, loggedKey } from './idempotencyKey.js';
 
 export interface IdempotencyLimits {
   /** IDEMPOTENCY_TTL_MS: how long an answer is kept after the call ended. */
   ttlMs: number;
-  /** IDEMPOTENCY_MAX_KEYS: keys held at most, running calls included. */
+  /** IDEMPOTENCY_MAX_KEYS: keys one caller holds at most, running calls included. */
   maxKeys: number;
   /** IDEMPOTENCY_MAX_ANSWER_BYTES: a longer answer (as JSON) is not kept, only that it ran. */
   maxAnswerBytes: number;
-  /** IDEMPOTENCY_MAX_BYTES: all kept answers together; past it the oldest answers are dropped. */
+  /** IDEMPOTENCY_MAX_BYTES: one caller's kept answers together; past it its oldest answers are dropped. */
   maxBytes: number;
 }
 
@@ -97,11 +98,17 @@ class Interest {
   }
 }
 
+/** One caller's keys and the bytes of their kept answers: the bounds hold per caller. */
+interface Bucket {
+  entries: Map<string, Entry>;
+  answerBytes: number;
+}
+
 export class IdempotencyStore {
-  private readonly entries = new Map<string, Entry>();
+  /** Per caller (principal id), its keys in the order their answers were stored (oldest first). */
+  private readonly buckets = new Map<string, Bucket>();
   /** Interest in each running entry's run. */
   private readonly interest = new Map<Entry, Interest>();
-  private answerBytes = 0;
   /** Repeats waiting for a running call's answer. */
   private waiting = 0;
 
@@ -112,9 +119,15 @@ export class IdempotencyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Keys held (running and ended), the bytes of the answers kept, repeats waiting for a run. */
+  /** Keys held (running and ended), the bytes of the answers kept, repeats waiting for a run: every caller's. */
   get stats(): { keys: number; answerBytes: number; waiting: number } {
-    return { keys: this.entries.size, answerBytes: this.answerBytes, waiting: this.waiting };
+    let keys = 0;
+    let answerBytes = 0;
+    for (const bucket of this.buckets.values()) {
+      keys += bucket.entries.size;
+      answerBytes += bucket.answerBytes;
+    }
+    return { keys, answerBytes, waiting: this.waiting };
   }
 
   /**
@@ -127,13 +140,13 @@ export class IdempotencyStore {
     signal: AbortSignal | undefined,
     run: (signal: AbortSignal) => Promise<Attempt>,
   ): Promise<IdempotentAnswer> {
-    const id = `${request.principal}\n${request.key}`;
     const print = fingerprint(request.method, request.params);
     for (;;) {
       this.sweep();
-      const entry = this.entries.get(id);
+      const bucket = this.bucketOf(request.principal);
+      const entry = bucket.entries.get(request.key);
       if (entry === undefined)
-        return { outcome: await this.start(id, request, print, signal, run), replayed: false };
+        return { outcome: await this.start(bucket, request, print, signal, run), replayed: false };
       if (entry.method !== request.method || entry.fingerprint !== print) throw mismatch(request, entry);
       if (entry.stored !== undefined) return { outcome: replay(request, entry.stored), replayed: true };
       const running = entry.running;
@@ -146,14 +159,23 @@ export class IdempotencyStore {
     }
   }
 
+  private bucketOf(principal: string): Bucket {
+    let bucket = this.buckets.get(principal);
+    if (bucket === undefined) {
+      bucket = { entries: new Map(), answerBytes: 0 };
+      this.buckets.set(principal, bucket);
+    }
+    return bucket;
+  }
+
   private async start(
-    id: string,
+    bucket: Bucket,
     request: IdempotentRequest,
     print: string,
     signal: AbortSignal | undefined,
     run: (signal: AbortSignal) => Promise<Attempt>,
   ): Promise<Outcome> {
-    this.makeRoom(request);
+    this.makeRoom(bucket, request);
     const interest = new Interest();
     interest.join(signal);
     const entry: Entry = {
@@ -168,66 +190,74 @@ export class IdempotencyStore {
       ran: true,
     }));
     entry.running = running;
-    this.entries.set(id, entry);
+    bucket.entries.set(request.key, entry);
     this.interest.set(entry, interest);
     const attempt = await running;
     interest.end();
     this.interest.delete(entry);
-    this.entries.delete(id);
+    bucket.entries.delete(request.key);
     if (attempt.ran) {
       // Re-inserted, so the map's order is the order answers were stored in (oldest first).
       entry.running = undefined;
-      entry.stored = this.keep(attempt.outcome);
-      this.entries.set(id, entry);
-      this.fitBytes();
+      entry.stored = this.keep(bucket, attempt.outcome);
+      bucket.entries.set(request.key, entry);
+      this.fitBytes(bucket);
     }
+    // The bucket may have been swept away meanwhile (it was empty then): it holds this key now.
+    if (bucket.entries.size > 0) this.buckets.set(request.principal, bucket);
     return attempt.outcome;
   }
 
-  private keep(outcome: Outcome): Stored {
+  private keep(bucket: Bucket, outcome: Outcome): Stored {
     const expiresAt = this.now() + this.limits.ttlMs;
     const error = outcome.ok ? undefined : { name: outcome.error.errorName, message: outcome.error.message };
     const json = JSON.stringify(outcome.ok ? (outcome.value ?? null) : (outcome.error.data ?? null));
     const bytes = Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.limits.maxAnswerBytes)
       return { answer: { dropped: 'IDEMPOTENCY_MAX_ANSWER_BYTES' }, ok: outcome.ok, error, expiresAt };
-    this.answerBytes += bytes;
+    bucket.answerBytes += bytes;
     return { answer: { json, bytes }, ok: outcome.ok, error, expiresAt };
   }
 
-  /** Drops the oldest answers (their keys stay: a repeat is told, not run) until the rest fit. */
-  private fitBytes(): void {
-    for (const entry of this.entries.values()) {
-      if (this.answerBytes <= this.limits.maxBytes) return;
+  /** Drops the caller's oldest answers (their keys stay: a repeat is told, not run) until the rest fit. */
+  private fitBytes(bucket: Bucket): void {
+    for (const entry of bucket.entries.values()) {
+      if (bucket.answerBytes <= this.limits.maxBytes) return;
       const stored = entry.stored;
       if (stored === undefined || !('json' in stored.answer)) continue;
-      this.answerBytes -= stored.answer.bytes;
+      bucket.answerBytes -= stored.answer.bytes;
       stored.answer = { dropped: 'IDEMPOTENCY_MAX_BYTES' };
     }
   }
 
-  /** Forgets the keys whose window ended: they are stored oldest first, so it stops at a live one. */
+  /**
+   * Forgets the keys whose window ended, every caller's: each bucket is stored oldest first, so its
+   * sweep stops at a live one; an emptied bucket goes.
+   */
   private sweep(): void {
     const now = this.now();
-    for (const [id, entry] of this.entries) {
-      if (entry.stored === undefined) continue;
-      if (entry.stored.expiresAt > now) return;
-      this.forget(id, entry);
+    for (const [principal, bucket] of this.buckets) {
+      for (const [key, entry] of bucket.entries) {
+        if (entry.stored === undefined) continue;
+        if (entry.stored.expiresAt > now) break;
+        this.forget(bucket, key, entry);
+      }
+      if (bucket.entries.size === 0) this.buckets.delete(principal);
     }
   }
 
-  /** Room for one more key: the oldest ended ones are forgotten; running calls are never dropped. */
-  private makeRoom(request: IdempotentRequest): void {
-    for (const [id, entry] of this.entries) {
-      if (this.entries.size < this.limits.maxKeys) return;
+  /** Room for one more key of this caller: its oldest ended ones are forgotten; running calls never. */
+  private makeRoom(bucket: Bucket, request: IdempotentRequest): void {
+    for (const [key, entry] of bucket.entries) {
+      if (bucket.entries.size < this.limits.maxKeys) return;
       if (entry.stored === undefined) continue;
-      this.forget(id, entry);
+      this.forget(bucket, key, entry);
       this.onEvict();
     }
-    if (this.entries.size >= this.limits.maxKeys)
+    if (bucket.entries.size >= this.limits.maxKeys)
       throw new ServiceError(
         'LIMIT_REACHED',
-        `${request.method} was not run: ${this.entries.size} calls with an idempotency_key are running, the most IDEMPOTENCY_MAX_KEYS allows. Retry once some have answered.`,
+        `${request.method} was not run: ${bucket.entries.size} of your calls with an idempotency_key are running, the most IDEMPOTENCY_MAX_KEYS allows one API key. Retry once some have answered.`,
         {
           method: request.method,
           reason: 'idempotency-keys',
@@ -237,10 +267,10 @@ export class IdempotencyStore {
       );
   }
 
-  private forget(id: string, entry: Entry): void {
+  private forget(bucket: Bucket, key: string, entry: Entry): void {
     if (entry.stored !== undefined && 'json' in entry.stored.answer)
-      this.answerBytes -= entry.stored.answer.bytes;
-    this.entries.delete(id);
+      bucket.answerBytes -= entry.stored.answer.bytes;
+    bucket.entries.delete(key);
   }
 }
 

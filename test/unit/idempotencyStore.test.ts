@@ -271,6 +271,29 @@ describe('IdempotencyStore', () => {
     expect(store.stats.keys).toBe(3);
   });
 
+  it("the bounds hold per caller: one key's calls never push out another key's keys or answers", async () => {
+    const { store, evictions } = storeWith({ maxKeys: 2, maxAnswerBytes: 1000, maxBytes: 2000 });
+    const c = counter('z'.repeat(600));
+    await store.call(req('theirs', { a: 1 }, 'key:two'), undefined, c.run);
+    // The other caller fills its keys many times over, and its bytes too.
+    for (let i = 0; i < 10; i += 1) await store.call(req(`mine-${i}`), undefined, c.run);
+    expect(evictions()).toBe(8);
+    const theirs = await store.call(req('theirs', { a: 1 }, 'key:two'), undefined, c.run);
+    expect(theirs).toEqual({ outcome: { ok: true, value: 'z'.repeat(600) }, replayed: true });
+    expect(c.runs()).toBe(11);
+    // Every kept running call of one caller refuses only that caller's new keys.
+    const [g1, g2] = [gate(), gate()];
+    const running = [store.call(req('r1'), undefined, g1.run), store.call(req('r2'), undefined, g2.run)];
+    await settled();
+    await expect(store.call(req('r3'), undefined, c.run)).rejects.toMatchObject({
+      errorName: 'LIMIT_REACHED',
+    });
+    expect((await store.call(req('new', { a: 1 }, 'key:two'), undefined, c.run)).replayed).toBe(false);
+    g1.release({ outcome: { ok: true, value: 1 }, ran: true });
+    g2.release({ outcome: { ok: true, value: 2 }, ran: true });
+    await Promise.all(running);
+  });
+
   it('a replay is a fresh copy: changing one answer does not change the next', async () => {
     const { store } = storeWith();
     const c = counter({ list: [1] });
