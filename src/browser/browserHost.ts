@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { refusedBeforeRun } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import { BrowserUnavailableError } from './browserErrors.js';
 
@@ -118,7 +119,8 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
 
   async newContext(options: BrowserContextOptions): Promise<BrowserContext> {
     const browser = this.current;
-    if (browser === undefined || !browser.isConnected()) throw new BrowserUnavailableError();
+    if (browser === undefined || !browser.isConnected())
+      throw refusedBeforeRun(new BrowserUnavailableError());
     return browser.newContext(options);
   }
 

@@ -1,5 +1,5 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { ServiceError } from '../errors/serviceError.js';
+import { refusedBeforeRun, ServiceError } from '../errors/serviceError.js';
 import { Mutex } from './mutex.js';
 import type { RequestLog } from './requestLog.js';
 import type { RingBuffer } from './ringBuffer.js';
@@ -199,7 +199,7 @@ export class Session implements NavigationTarget {
    */
   run<T>(work: () => Promise<T>): Promise<T> {
     const refused = this.stalls.refusal();
-    if (refused !== undefined) return Promise.reject(refused);
+    if (refused !== undefined) return Promise.reject(refusedBeforeRun(refused));
     return new Promise<T>((resolve, reject) => {
       void this.lock.run(async () => {
         this.lastUsedAt = Date.now();

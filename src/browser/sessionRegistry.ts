@@ -6,6 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import { withDeadline } from '../errors/deadline.js';
+import { refusedBeforeRun } from '../errors/serviceError.js';
 import {
   SessionLimitError,
   SessionNotFoundError,
@@ -117,9 +118,9 @@ export class SessionRegistry {
   private checkRoom(owner: string): void {
     const share = this.options.maxSessionsPerOwner;
     if (share < this.options.maxSessions && this.owners.held(owner) >= share)
-      throw new SessionQuotaError(share, this.nextExpiryMs(owner));
+      throw refusedBeforeRun(new SessionQuotaError(share, this.nextExpiryMs(owner)));
     if (this.sessions.size + this.reserved >= this.options.maxSessions)
-      throw new SessionLimitError(this.options.maxSessions, this.nextExpiryMs());
+      throw refusedBeforeRun(new SessionLimitError(this.options.maxSessions, this.nextExpiryMs()));
   }
 
   /**

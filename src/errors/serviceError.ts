@@ -32,6 +32,24 @@ export class CallerGoneError extends ServiceError {
   }
 }
 
+/** Errors of calls refused before they did anything (refusedBeforeRun). */
+const notRun = new WeakSet<Error>();
+
+/**
+ * Marks an error as a refusal before the call did anything (the session's quota, MAX_SESSIONS, no
+ * browser, a dialog that already waits): a repeat with the same idempotency_key runs the call then,
+ * as the refusal's advice to retry asks, rather than getting the refusal again.
+ */
+export function refusedBeforeRun<E extends Error>(error: E): E {
+  notRun.add(error);
+  return error;
+}
+
+/** Whether a call's error says it never ran: a caller gone before its turn, or refusedBeforeRun. */
+export function neverRan(error: unknown): boolean {
+  return error instanceof CallerGoneError || (error instanceof Error && notRun.has(error));
+}
+
 /**
  * A call's error with data the layer around the handler adds (a failed call's trace): dispatch maps
  * `error` as it would alone, then adds `extra` to its data.

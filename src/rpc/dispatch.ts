@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { CallerGoneError, ServiceError } from '../errors/serviceError.js';
+import { neverRan, ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { MethodContext, MethodDefinition, MethodInfo, Principal, PushChannel } from './defineMethod.js';
@@ -153,7 +153,7 @@ export class Dispatcher<S> implements RpcDispatcher {
     } catch (error) {
       return {
         outcome: { ok: false, error: this.map(error, def, params) },
-        ran: !(error instanceof CallerGoneError),
+        ran: !neverRan(error),
       };
     }
   }

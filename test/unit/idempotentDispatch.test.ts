@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/errors/serviceError.js';
+import { refusedBeforeRun, ServiceError } from '../../src/errors/serviceError.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { methodDefiner } from '../../src/rpc/defineMethod.js';
@@ -25,6 +25,12 @@ function setUp() {
     errors: [],
     readOnly: false,
     handler: (params, ctx) => {
+      if (params.n < 0)
+        // Refused before anything was done (as MAX_SESSIONS or a waiting dialog refuse a call).
+        return Promise.reject(
+          refusedBeforeRun(new ServiceError('LIMIT_REACHED', 'full', { retryAfterMs: 10 })),
+        );
+      if (params.n === 0) return Promise.reject(new ServiceError('ACTION_FAILED', 'did part of it'));
       ctx.services.seen.push({ ...params });
       return Promise.resolve({ run: ctx.services.seen.length });
     },
@@ -78,6 +84,18 @@ function setUp() {
 }
 
 describe('Dispatcher with idempotency_key', () => {
+  it('does not keep a refusal before the call ran (a retry runs it); keeps any other error', async () => {
+    const t = setUp();
+    const refused = { n: -1, idempotency_key: 'refused' };
+    await expect(t.call('thing.act', refused)).rejects.toMatchObject({ errorName: 'LIMIT_REACHED' });
+    await expect(t.call('thing.act', refused)).rejects.toMatchObject({ errorName: 'LIMIT_REACHED' });
+    expect(t.lines.filter((l) => l.includes('"replayed":true'))).toHaveLength(0);
+    const failed = { n: 0, idempotency_key: 'failed' };
+    await expect(t.call('thing.act', failed)).rejects.toMatchObject({ errorName: 'ACTION_FAILED' });
+    await expect(t.call('thing.act', failed)).rejects.toMatchObject({ errorName: 'ACTION_FAILED' });
+    expect(t.lines.filter((l) => l.includes('"replayed":true'))).toHaveLength(1);
+  });
+
   it('strips the key before the handler and replays the answer of a repeat', async () => {
     const d = setUp();
     const first = await d.call('thing.act', { n: 1, idempotency_key: 'k1' });
