@@ -19,8 +19,8 @@ export interface FeedSink {
   dropped(n: number): void;
   /** The session ended (after every entry still held was delivered); the feed stops. */
   end(reason: string): void;
-  /** Calls `resume` once the transport can take more. */
-  whenWritable(resume: () => void): void;
+  /** Calls `resume` once the transport can take more; answers a function that cancels the wait. */
+  whenWritable(resume: () => void): () => void;
 }
 
 export interface FeedOptions {
@@ -37,6 +37,8 @@ export class EventFeed {
   private scheduled = false;
   private endReason: string | undefined;
   private unlisten: () => void = () => undefined;
+  /** Cancels the wait for a backed-up transport, when the feed waits. */
+  private cancelWait: () => void = () => undefined;
 
   constructor(
     private readonly log: SessionLog,
@@ -62,6 +64,7 @@ export class EventFeed {
   stop(): void {
     this.stopped = true;
     this.unlisten();
+    this.cancelWait();
   }
 
   get active(): boolean {
@@ -86,7 +89,8 @@ export class EventFeed {
       if (this.stopped) return;
       if (!this.sink.event(event)) {
         this.waiting = true;
-        this.sink.whenWritable(() => {
+        this.cancelWait = this.sink.whenWritable(() => {
+          this.cancelWait = () => undefined;
           this.waiting = false;
           this.schedule();
         });

@@ -25,7 +25,7 @@ export interface StreamSink {
   event(event: StreamEvent): boolean;
   dropped(n: number): void;
   end(reason: string): void;
-  whenWritable(resume: () => void): void;
+  whenWritable(resume: () => void): () => void;
 }
 
 /** Opens a feed of a session's log for a caller, or says why not (the composition root injects it). */
@@ -90,7 +90,10 @@ export function eventStreamRouter(options: EventStreamOptions): Router {
       end: (reason) => {
         res.end(frame('end', { reason }));
       },
-      whenWritable: (resume) => void res.once('drain', resume),
+      whenWritable: (resume) => {
+        res.once('drain', resume);
+        return () => res.off('drain', resume);
+      },
     };
     // Headers first: the feed may write its backlog at once.
     res.status(200).set({
@@ -102,7 +105,12 @@ export function eventStreamRouter(options: EventStreamOptions): Router {
     });
     const opened = options.openFeed(id, principal, { cursor, kinds }, sink);
     if ('refused' in opened) {
-      res.status(opened.refused === 'session' ? 404 : 400).json({ error: opened.message });
+      // Not a stream after all: the refusal is JSON, labelled so.
+      res.removeHeader('x-accel-buffering');
+      res
+        .status(opened.refused === 'session' ? 404 : 400)
+        .set('content-type', 'application/json; charset=utf-8')
+        .json({ error: opened.message });
       return;
     }
     openPerKey.set(principal.id, open + 1);

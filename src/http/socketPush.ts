@@ -21,6 +21,8 @@ export class SocketPush {
     closed.addEventListener('abort', () => {
       for (const subscription of this.subscriptions.values()) subscription.stop();
       this.subscriptions.clear();
+      this.waiters.clear();
+      this.stopPoll();
     });
   }
 
@@ -41,13 +43,35 @@ export class SocketPush {
     return this.ws.bufferedAmount <= MAX_PUSH_BUFFERED_BYTES;
   }
 
-  private whenWritable(resume: () => void): void {
-    const timer = setInterval(() => {
-      if (this.closed.aborted) clearInterval(timer);
-      else if (this.ws.bufferedAmount <= MAX_PUSH_BUFFERED_BYTES) {
-        clearInterval(timer);
-        resume();
-      }
-    }, PUSH_DRAIN_POLL_MS);
+  /** Subscriptions waiting for the socket to drain; one poll timer serves them all. */
+  private readonly waiters = new Set<() => void>();
+  private poll: NodeJS.Timeout | undefined;
+
+  private whenWritable(resume: () => void): () => void {
+    if (this.closed.aborted) return () => undefined;
+    this.waiters.add(resume);
+    this.poll ??= setInterval(() => this.drainCheck(), PUSH_DRAIN_POLL_MS);
+    return () => {
+      this.waiters.delete(resume);
+      if (this.waiters.size === 0) this.stopPoll();
+    };
+  }
+
+  private drainCheck(): void {
+    if (this.closed.aborted) {
+      this.waiters.clear();
+      this.stopPoll();
+      return;
+    }
+    if (this.ws.bufferedAmount > MAX_PUSH_BUFFERED_BYTES) return;
+    const resumed = [...this.waiters];
+    this.waiters.clear();
+    this.stopPoll();
+    for (const resume of resumed) resume();
+  }
+
+  private stopPoll(): void {
+    clearInterval(this.poll);
+    this.poll = undefined;
   }
 }

@@ -79,6 +79,12 @@ export const sessionSubscribe = defineMethod({
           errors: [{ path: '/since', message: `must be at most ${latest}`, keyword: 'maximum', params: {} }],
         },
       );
+    // The socket closed while this call waited: its subscriptions were stopped; this one would not be.
+    if (push.closed.aborted)
+      throw new ServiceError(
+        'INVALID_REQUEST',
+        'The WebSocket closed: there is nothing to push notifications to.',
+      );
     if (push.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET)
       throw new ServiceError(
         'LIMIT_REACHED',

@@ -19,8 +19,8 @@ export interface Principal {
 export interface PushChannel {
   /** Sends a JSON-RPC notification; false when the connection is backed up or gone (stop, wait). */
   notify(method: string, params: Record<string, unknown>): boolean;
-  /** Calls `resume` once the connection can take more notifications (or has closed). */
-  whenWritable(resume: () => void): void;
+  /** Calls `resume` once the connection can take more notifications; the answer cancels the wait. */
+  whenWritable(resume: () => void): () => void;
   /** Resolves once the answer of the call that got this channel has been sent (or was not due). */
   readonly answered: Promise<void>;
   /** Aborted when the connection closes. */

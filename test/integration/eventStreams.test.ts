@@ -108,6 +108,7 @@ async function openStream(
   ended: Promise<void>;
   close(): void;
   body?: string;
+  contentType?: string | null;
 }> {
   const abort = new AbortController();
   cleanups.push(() => abort.abort());
@@ -121,6 +122,7 @@ async function openStream(
   if (res.status !== 200)
     return {
       status: res.status,
+      contentType: res.headers.get('content-type'),
       frames: [],
       raw: () => '',
       ended: Promise.resolve(),
@@ -448,6 +450,8 @@ describe('refusals', () => {
     const theirs = await openStream(id, { key: OTHER_KEY });
     const none = await openStream('s_00000000-0000-4000-8000-000000000000');
     expect(theirs.status).toBe(404);
+    // A refusal is JSON, not an event stream.
+    expect(theirs.contentType).toMatch(/^application\/json/);
     expect(theirs.body).toBe(none.body?.replace('s_00000000-0000-4000-8000-000000000000', id));
     // No key, or a key in the query string: 401 before anything is looked up.
     expect((await fetch(`${suite.service.url}/sessions/${id}/events`)).status).toBe(401);

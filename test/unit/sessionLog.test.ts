@@ -81,6 +81,7 @@ function sink(room: number) {
   const got: (LogEvent | { dropped: number } | { end: string })[] = [];
   let free = room;
   let resume: (() => void) | undefined;
+  let cancelled = 0;
   const s: FeedSink = {
     event: (e) => {
       got.push(e);
@@ -89,11 +90,18 @@ function sink(room: number) {
     },
     dropped: (n) => void got.push({ dropped: n }),
     end: (reason) => void got.push({ end: reason }),
-    whenWritable: (r) => (resume = r),
+    whenWritable: (r) => {
+      resume = r;
+      return () => {
+        cancelled += 1;
+        resume = undefined;
+      };
+    },
   };
   return {
     s,
     got,
+    cancelled: () => cancelled,
     drain(n: number) {
       free = n;
       const r = resume;
@@ -146,6 +154,19 @@ describe('EventFeed', () => {
     log.record(line('late'));
     await settle();
     expect(out.got).toHaveLength(FEED_BATCH + 3);
+    expect(log.listening).toBe(0);
+  });
+
+  it('stop() while it waits for a backed-up transport cancels the wait', async () => {
+    const log = new SessionLog(10);
+    const out = sink(1);
+    const feed = new EventFeed(log, out.s, { cursor: 0, kinds: undefined });
+    feed.start();
+    log.record(line('fills the transport'));
+    await settle();
+    expect(out.cancelled()).toBe(0);
+    feed.stop();
+    expect(out.cancelled()).toBe(1);
     expect(log.listening).toBe(0);
   });
 });
