@@ -1,3 +1,7 @@
+// One session: its context, its pages, its lock, and what it records (the event log and its digest,
+// the ring buffers, requests, dialogs, downloads, files). Over the 350-line guideline: the class
+// is the one place those parts meet; each part already lives in its own module (sessionPages,
+// sessionSignals, sessionLog, dialogStalls, downloadStore …), and what is left here is their wiring.
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { refusedBeforeRun, ServiceError } from '../errors/serviceError.js';
 import { Mutex } from './mutex.js';
