@@ -70,6 +70,27 @@ async function main(): Promise<void> {
       'the page.text answer',
     );
     await page.locator('#agent-rows tr').nth(1).waitFor({ timeout: 10_000 });
+    // Two finished evaluations for the evaluation log: one ok, one the agent failed.
+    const echo = agents[1];
+    if (echo === undefined) throw new Error('no second agent');
+    const greeted = service.call('agents.evaluate', {
+      clientId: echo.clientId,
+      tool: 'echo',
+      input: { text: 'hello' },
+      name: 'Echo a greeting',
+    });
+    const greeting = await echo.evaluation();
+    echo.send({ jsonrpc: '2.0', id: greeting.id, result: { status: 'success', output: { text: 'hello' } } });
+    await greeted;
+    const refused = service.rpc('agents.evaluate', {
+      clientId: echo.clientId,
+      tool: 'echo',
+      input: {},
+      name: 'Echo an empty input',
+    });
+    const empty = await echo.evaluation();
+    echo.send({ jsonrpc: '2.0', id: empty.id, error: { code: -32000, message: 'input.text is required' } });
+    await refused;
     // One evaluation in flight on the first agent, with the status it reported.
     const busy = agents[0];
     if (busy === undefined) throw new Error('no agent');
@@ -92,6 +113,8 @@ async function main(): Promise<void> {
       .first()
       .filter({ hasText: 'reading the page' })
       .waitFor({ timeout: 10_000 });
+    await page.locator('#evaluation-rows tr[data-state="running"]').waitFor({ timeout: 10_000 });
+    await page.locator('#evaluation-rows tr[data-state="error"]').waitFor({ timeout: 10_000 });
     // The event stream shows what it has (or says it is not on this service).
     await waitFor(
       async () => !/Connecting/.test((await page.locator('#events-status').textContent()) ?? ''),

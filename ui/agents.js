@@ -1,7 +1,9 @@
 // @ts-check
-// The agent hub: the agents connected on /agents (agents.list), their tools and load.
+// The agent hub: the agents connected on /agents (agents.list), their tools and load, and the
+// key's evaluation log (evaluations.js), read together.
 import { rpc } from './api.js';
 import { byId, h, messageOf } from './dom.js';
+import { refreshEvaluations } from './evaluations.js';
 
 /** How often the hub is read again while the console is open. */
 export const AGENTS_REFRESH_MS = 3000;
@@ -16,6 +18,10 @@ export const AGENTS_REFRESH_MS = 3000;
 let timer;
 
 async function refresh() {
+  await Promise.all([refreshAgents(), refreshEvaluations()]);
+}
+
+async function refreshAgents() {
   const label = byId('agents-status', HTMLSpanElement);
   /** @typedef {{ agents: Agent[], total: number, truncated: boolean }} AgentList */
   /** @type {AgentList} */

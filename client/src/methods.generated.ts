@@ -2677,6 +2677,72 @@ export interface AgentsEvaluateResult {
   clientId: string;
 }
 
+/** Params of agents.evaluations: List this key's agents.evaluate calls: those in flight and the most recent finished ones. */
+export interface AgentsEvaluationsParams {
+  /** Entries of each list at most: the oldest in flight, the newest finished (default 20, at most 100). */
+  limit?: number;
+  /** Only the evaluations on this agent (its clientId as agents.list shows it). */
+  clientId?: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of agents.evaluations. */
+export interface AgentsEvaluationsResult {
+  /** Running or queued, the longest-running first. */
+  inFlight: Array<{
+    /** The caller's evaluationId, or the generated eval-<uuid>. */
+    evaluationId: string;
+    /** The tool it runs. */
+    tool: string;
+    /** The evaluation's name, its first 120 characters (EVALUATION_TASK_CHARS); null when the call gave none. The input is never shown. */
+    task: string | null;
+    /** ISO 8601 time the call reached the hub. */
+    startedAt: string;
+    /** The agent that has it (or, while queued, the one the caller named); null when none. */
+    clientId: string | null;
+    /** queued: waiting for a free slot; running: sent to the agent. */
+    state: 'queued' | 'running';
+    /** Milliseconds since it reached the hub. */
+    elapsedMs: number;
+    /** Only in an admin key's answer: the principal that started it ("key:" and a digest of its API key, never the key). */
+    principal?: string;
+  }>;
+  /** The most recent first. */
+  finished: Array<{
+    /** The caller's evaluationId, or the generated eval-<uuid>. */
+    evaluationId: string;
+    /** The tool it runs. */
+    tool: string;
+    /** The evaluation's name, its first 120 characters (EVALUATION_TASK_CHARS); null when the call gave none. The input is never shown. */
+    task: string | null;
+    /** ISO 8601 time the call reached the hub. */
+    startedAt: string;
+    /** The agent that has it (or, while queued, the one the caller named); null when none. */
+    clientId: string | null;
+    /** ISO 8601 time it ended. */
+    endedAt: string;
+    /** Milliseconds from arrival to the answer (queue wait included). */
+    durationMs: number;
+    /** ok: the agent returned a result (whatever its status); error: the caller got an error. */
+    outcome: 'ok' | 'error';
+    /** The agent's result status (success …), or error, timeout, unavailable, rejected. */
+    status: string;
+    /** The JSON-RPC error code (the agent's own for an agent error); null when ok. */
+    errorCode: number | null;
+    /** The error message, its first 300 characters (EVALUATION_MESSAGE_CHARS); null when ok. */
+    errorMessage: string | null;
+    /** Bytes of the JSON output the agent returned (the output itself is not kept); null when none. */
+    outputSize: number | null;
+    /** Only in an admin key's answer: the principal that started it ("key:" and a digest of its API key, never the key). */
+    principal?: string;
+  }>;
+  /** In flight and matching, listed or not. */
+  inFlightTotal: number;
+  /** Finished, kept and matching, listed or not. */
+  finishedTotal: number;
+}
+
 /** Params of agents.configureLLM: Send seed 000's configure_llm to an agent (provider, key, models) and return its answer. */
 export interface AgentsConfigureLLMParams {
   /** The agent clientId (a UUID) as agents.list shows it. */
@@ -2914,6 +2980,11 @@ export interface RpcMethods {
   'axe.run': { params: AxeRunParams; result: AxeRunResult; paramsOptional: false };
   'agents.list': { params: AgentsListParams; result: AgentsListResult; paramsOptional: true };
   'agents.evaluate': { params: AgentsEvaluateParams; result: AgentsEvaluateResult; paramsOptional: false };
+  'agents.evaluations': {
+    params: AgentsEvaluationsParams;
+    result: AgentsEvaluationsResult;
+    paramsOptional: true;
+  };
   'agents.configureLLM': {
     params: AgentsConfigureLLMParams;
     result: AgentsConfigureLLMResult;
@@ -3004,6 +3075,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'axe.run',
   'agents.list',
   'agents.evaluate',
+  'agents.evaluations',
   'agents.configureLLM',
   'tabs.list',
   'tabs.open',
@@ -3036,6 +3108,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'find.byText',
   'axe.run',
   'agents.list',
+  'agents.evaluations',
   'tabs.list',
   'session.subscribe',
   'rpc.discover',
@@ -3294,6 +3367,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
     'RESOURCE_UNAVAILABLE',
     'ACTION_FAILED',
   ],
+  'agents.evaluations': [],
   'agents.configureLLM': ['AGENT_NOT_FOUND', 'TIMEOUT', 'RESOURCE_UNAVAILABLE', 'ACTION_FAILED'],
   'tabs.list': ['RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   'tabs.open': ['NAVIGATION_BLOCKED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
@@ -3883,6 +3957,17 @@ export interface RpcApi {
      */
     evaluate: (params: AgentsEvaluateParams, options?: CallOptions) => Promise<AgentsEvaluateResult>;
     /**
+     * List this key's agents.evaluate calls: those in flight and the most recent finished ones.
+     *
+     * Only the evaluations the calling key started; ADMIN_API_KEY sees every key's, each with its principal. Finished ones are kept in memory, the last 200 per key (EVALUATION_HISTORY_PER_PRINCIPAL; evaluations.jsonl in LOG_DIR has them all). No input, url, model settings or output is kept: an entry names the tool, the evaluation's name cut short, the agent, its timing and how it ended.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     */
+    evaluations: (
+      params?: AgentsEvaluationsParams,
+      options?: CallOptions,
+    ) => Promise<AgentsEvaluationsResult>;
+    /**
      * Send seed 000's configure_llm to an agent (provider, key, models) and return its answer.
      *
      * Not read-only: never retried by the client.
@@ -4038,6 +4123,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
     agents: {
       list: (params, options) => call('agents.list', params, options),
       evaluate: (params, options) => call('agents.evaluate', params, options),
+      evaluations: (params, options) => call('agents.evaluations', params, options),
       configureLLM: (params, options) => call('agents.configureLLM', params, options),
     },
     tabs: {

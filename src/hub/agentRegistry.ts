@@ -2,6 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
 import { AgentDirectory } from './agentDirectory.js';
 import { EvaluationAccounting } from './evaluationAccounting.js';
+import {
+  EvaluationHistory,
+  type EvaluationCaller,
+  type EvaluationFilter,
+  type EvaluationListing,
+} from './evaluationHistory.js';
 import type { EvaluationLog } from './evaluationLog.js';
 import { AgentUnavailableError } from './hubErrors.js';
 import type {
@@ -27,6 +33,18 @@ export {
   NO_SECRET_REASON,
   UUID_RE,
 } from './agentDirectory.js';
+export {
+  EVALUATION_HISTORY_PER_PRINCIPAL,
+  EVALUATION_MESSAGE_CHARS,
+  EVALUATION_TASK_CHARS,
+} from './evaluationHistory.js';
+export type {
+  EvaluationCaller,
+  EvaluationFilter,
+  EvaluationListing,
+  FinishedEvaluation,
+  InFlightEvaluation,
+} from './evaluationHistory.js';
 export { TIMEOUT_MARGIN_MS } from './pendingCalls.js';
 export { MAX_QUEUED_EVALUATIONS } from './slotScheduler.js';
 export type { AgentReply } from './protocol.js';
@@ -57,17 +75,20 @@ export class AgentRegistry {
   private readonly directory: AgentDirectory;
   private readonly scheduler: SlotScheduler;
   private readonly accounting: EvaluationAccounting;
+  private readonly history: EvaluationHistory;
 
   constructor(
     options: AgentRegistryOptions,
     evaluationLog: EvaluationLog,
     logger: Logger,
     hooks: AgentHooks = {},
+    history: EvaluationHistory = new EvaluationHistory(),
   ) {
+    this.history = history;
     this.calls = new PendingCalls(options.reconnectGraceMs, (agent) => this.directory.forget(agent));
     this.directory = new AgentDirectory(options.agentSecret, this.calls, logger, hooks);
     this.scheduler = new SlotScheduler(this.directory, options.queueTimeoutMs, logger);
-    this.accounting = new EvaluationAccounting(evaluationLog, logger, hooks);
+    this.accounting = new EvaluationAccounting(evaluationLog, history, logger, hooks);
   }
 
   /** Agents with a live connection. */
@@ -107,6 +128,11 @@ export class AgentRegistry {
     return this.directory.list();
   }
 
+  /** The evaluations `caller` may see (its own; an admin every principal's), in flight and finished. */
+  evaluations(caller: EvaluationCaller, filter: EvaluationFilter): EvaluationListing {
+    return this.history.list(caller, filter);
+  }
+
   /**
    * Runs one evaluation on a ready agent offering the tool (the named one, or the least loaded),
    * waiting at most the queue timeout for a slot, then at most `timeout` (+ margin) for the answer.
@@ -114,16 +140,18 @@ export class AgentRegistry {
   async evaluate(request: EvaluateRequest): Promise<EvaluationAnswer> {
     const started = Date.now();
     const evaluationId = request.evaluationId ?? `eval-${randomUUID()}`;
+    const evaluation = this.accounting.begin(request, evaluationId, started);
     let agent: Agent | undefined;
     try {
       agent = await this.scheduler.acquire(request);
+      this.accounting.assigned(evaluation, agent.clientId);
       const params = evaluateParams(evaluationId, request);
       const result = await this.calls.call(agent, 'evaluate', params, request.timeout, evaluationId);
-      this.accounting.record(request, evaluationId, agent.clientId, started, { result });
+      this.accounting.record(evaluation, agent.clientId, { result });
       return { clientId: agent.clientId, evaluationId, result };
     } catch (error) {
       const clientId = agent?.clientId ?? request.clientId ?? null;
-      this.accounting.record(request, evaluationId, clientId, started, { error });
+      this.accounting.record(evaluation, clientId, { error });
       throw error;
     } finally {
       if (agent !== undefined) this.scheduler.release(agent);

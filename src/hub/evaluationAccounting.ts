@@ -1,5 +1,8 @@
+import { ERRORS } from '../errors/catalogue.js';
+import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import { clip } from './clip.js';
+import type { EvaluationHistory, InFlightEvaluation } from './evaluationHistory.js';
 import type { EvaluationLog } from './evaluationLog.js';
 import { AgentCallError, AgentUnavailableError, EvaluationTimeoutError, errorCodeOf } from './hubErrors.js';
 import type { AgentHooks, EvaluateRequest, EvaluationOutcome } from './hubTypes.js';
@@ -13,27 +16,47 @@ function jsonBytes(value: unknown): number | null {
 }
 
 /**
- * How each evaluation ended, told once to the evaluation log, the metrics hook and the service log:
- * its status and outcome, error code, duration and output size, never its input.
+ * Each evaluation from its arrival to its end: in flight in the history while it runs, and how it
+ * ended told once to the evaluation log, the history, the metrics hook and the service log: the
+ * principal that started it, its status and outcome, error code, duration and output size, never
+ * its input.
  */
 export class EvaluationAccounting {
   constructor(
     private readonly evaluationLog: EvaluationLog,
+    private readonly history: EvaluationHistory,
     private readonly logger: Logger,
     private readonly hooks: Pick<AgentHooks, 'evaluationFinished'>,
   ) {}
 
-  /** `started` is the epoch ms the call reached the hub; `end` is the agent's result or why there is none. */
+  /** The call reached the hub at `started` (epoch ms): it is in flight from now on. */
+  begin(request: EvaluateRequest, evaluationId: string, started: number): InFlightEvaluation {
+    return this.history.start({
+      evaluationId,
+      principal: request.principal,
+      tool: request.tool,
+      name: request.name,
+      clientId: request.clientId ?? null,
+      started,
+    });
+  }
+
+  /** An agent took the evaluation off the queue. */
+  assigned(evaluation: InFlightEvaluation, clientId: string): void {
+    this.history.assign(evaluation, clientId);
+  }
+
+  /** `end` is the agent's result or why there is none. */
   record(
-    request: EvaluateRequest,
-    evaluationId: string,
+    evaluation: InFlightEvaluation,
     clientId: string | null,
-    started: number,
     end: { result: unknown } | { error: unknown },
   ): void {
+    const { evaluationId, principal, tool, started } = evaluation;
     let status: string;
     let outcome: EvaluationOutcome;
     let errorCode: number | null = null;
+    let errorMessage: string | null = null;
     let outputSize: number | null = null;
     if ('result' in end) {
       const result = end.result;
@@ -45,25 +68,31 @@ export class EvaluationAccounting {
     } else {
       const { error } = end;
       errorCode = errorCodeOf(error);
+      // Only a ServiceError's message reached the caller; anything else it saw as INTERNAL_ERROR.
+      errorMessage = error instanceof ServiceError ? error.message : ERRORS.INTERNAL_ERROR.message;
       if (error instanceof EvaluationTimeoutError) [status, outcome] = ['timeout', 'timeout'];
       else if (error instanceof AgentUnavailableError) [status, outcome] = ['unavailable', 'unavailable'];
       else if (error instanceof AgentCallError) [status, outcome] = ['error', 'failed'];
       else [status, outcome] = ['rejected', 'rejected'];
     }
-    const duration = Date.now() - started;
+    const ended = Date.now();
+    const duration = ended - started;
     this.evaluationLog.append({
       evaluationId,
+      principal,
       clientId,
-      tool: request.tool,
+      tool,
       started: new Date(started).toISOString(),
       duration,
       status,
       errorCode,
       outputSize,
     });
+    const ok = 'result' in end;
+    this.history.finish(evaluation, clientId, { ok, status, errorCode, errorMessage, outputSize }, ended);
     this.hooks.evaluationFinished?.(outcome);
     this.logger.info(
-      { evaluationId, clientId, tool: request.tool, durationMs: duration, status, errorCode, outputSize },
+      { evaluationId, principal, clientId, tool, durationMs: duration, status, errorCode, outputSize },
       'agent evaluation',
     );
   }

@@ -8,6 +8,8 @@ import type { Logger } from '../observability/logger.js';
  */
 export interface EvaluationLogEntry {
   evaluationId: string;
+  /** The caller that started it: `key:` and a digest of its API key (never the key). */
+  principal: string;
   clientId: string | null;
   tool: string;
   /** ISO 8601 time the call reached the hub. */

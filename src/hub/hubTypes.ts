@@ -53,6 +53,8 @@ export interface AgentList {
 }
 
 export interface EvaluateRequest {
+  /** The caller's principal id (a digest of its key, never the key): its evaluations are its own. */
+  principal: string;
   clientId?: string | undefined;
   tool: string;
   input: unknown;

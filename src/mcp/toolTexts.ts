@@ -118,6 +118,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Lists the evaluation agents connected to this service, with the tools each offers and how busy it is.',
   'agents.evaluate':
     'Sends a task to a connected evaluation agent that offers the named tool, waits for it, and returns its output. Use agents_list first to see which tools exist.',
+  'agents.evaluations':
+    'Lists the evaluations you started with agents_evaluate: those still running (which agent, for how long) and the most recent finished ones (ok or error with its code, duration). Use it to check on a long evaluation or to see why one failed.',
   'agents.configureLLM':
     'Sends model settings (provider, key, model names) to one connected evaluation agent and returns its answer. The key is passed on and never written to a log.',
   'tabs.list': 'Lists the tabs of the separate browser this service is attached to, with their ids and URLs.',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { agentsEvaluations } from './agentsEvaluations.js';
 import { defineMethod } from './defineSessionMethod.js';
 
 /** An LLM agent run can take minutes; past this the caller should poll its own system instead. */
@@ -160,8 +161,9 @@ export const agentsEvaluate = defineMethod({
     'ACTION_FAILED',
   ],
   readOnly: false,
-  async handler(params, { services }) {
+  async handler(params, { services, principal }) {
     const answer = await services.agents.evaluate({
+      principal: principal.id,
       clientId: params.clientId,
       tool: params.tool,
       input: params.input,
@@ -224,4 +226,4 @@ export const agentsConfigureLLM = defineMethod({
   },
 });
 
-export const agentMethods = [agentsList, agentsEvaluate, agentsConfigureLLM];
+export const agentMethods = [agentsList, agentsEvaluate, agentsEvaluations, agentsConfigureLLM];

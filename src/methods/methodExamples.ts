@@ -1,5 +1,6 @@
 import type { MethodExamples } from '../rpc/openrpc.js';
 import { artifactsExamples } from './examplesArtifacts.js';
+import { evaluationExamples } from './examplesEvaluations.js';
 import { eventExamples } from './examplesEvents.js';
 import { interactExamples } from './examplesInteract.js';
 import { networkExamples } from './examplesNetwork.js';
@@ -20,4 +21,5 @@ export const methodExamples: MethodExamples = {
   ...artifactsExamples,
   ...networkExamples,
   ...eventExamples,
+  ...evaluationExamples,
 };

@@ -1006,7 +1006,13 @@ describe('AgentRegistry (domain)', () => {
     expect(reg.ready(rogue)).toBe(false);
     expect(reg.list().agents).toEqual([]);
     await expect(
-      reg.evaluate({ tool: 'echo', input: {}, timeout: 1000, model: { main_model: { api_key: MODEL_KEY } } }),
+      reg.evaluate({
+        principal: 'key:test',
+        tool: 'echo',
+        input: {},
+        timeout: 1000,
+        model: { main_model: { api_key: MODEL_KEY } },
+      }),
     ).rejects.toBeInstanceOf(AgentNotFoundError);
     expect(rogue.sent).toEqual([]);
     reg.close();
@@ -1041,10 +1047,16 @@ describe('AgentRegistry (domain)', () => {
     const clientId = randomUUID();
     reg.register(link, { clientId, secretKey: SECRET, capabilities });
     reg.ready(link);
-    const running = reg.evaluate({ clientId, tool: 'echo', input: 1, timeout: 60_000 });
-    await expect(reg.evaluate({ clientId, tool: 'echo', input: 2, timeout: 60_000 })).rejects.toBeInstanceOf(
-      AgentBusyError,
-    );
+    const running = reg.evaluate({
+      principal: 'key:test',
+      clientId,
+      tool: 'echo',
+      input: 1,
+      timeout: 60_000,
+    });
+    await expect(
+      reg.evaluate({ principal: 'key:test', clientId, tool: 'echo', input: 2, timeout: 60_000 }),
+    ).rejects.toBeInstanceOf(AgentBusyError);
     reg.close();
     await expect(running).rejects.toBeInstanceOf(AgentUnavailableError);
   });

@@ -284,6 +284,70 @@ describe('with the key', () => {
     }
   });
 
+  it("shows the key's evaluation log: in flight, then ok or error; never another key's", async () => {
+    const clientId = randomUUID();
+    const agent = await connectFakeAgent(suite.service.url, {
+      clientId,
+      secret: AGENT_SECRET,
+      tools: ['console_log_probe'],
+    });
+    try {
+      await w.page.locator(`#agent-rows tr[data-client-id="${clientId}"]`).waitFor({ timeout: 15_000 });
+      // Another key's evaluation: it must not appear in this key's log.
+      const foreign = await suite.service.post(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'agents.evaluate',
+          // A tool the agent does not offer: refused at once, yet recorded for that key.
+          params: { clientId, tool: 'not_offered', input: {}, name: 'Another key task' },
+        }),
+        { 'x-api-key': OTHER_KEY },
+      );
+      expect(foreign.status).toBe(200);
+      expect(JSON.stringify(foreign.body)).toContain('"code":-32004');
+      const evaluation = suite.service.call('agents.evaluate', {
+        clientId,
+        tool: 'console_log_probe',
+        input: {},
+        name: 'Read the projects page',
+      });
+      const request = await agent.evaluation();
+      const { evaluationId } = request.params as { evaluationId: string };
+      const row = w.page.locator(`#evaluation-rows tr[data-evaluation-id="${evaluationId}"]`);
+      await row.waitFor({ timeout: 15_000 });
+      expect(await row.getAttribute('data-state')).toBe('running');
+      expect(await row.textContent()).toContain('Read the projects page');
+      expect(await row.textContent()).toContain('running');
+      agent.send({ jsonrpc: '2.0', id: request.id, result: { status: 'success', output: { ok: true } } });
+      await evaluation;
+      await expect.poll(() => row.getAttribute('data-state'), { timeout: 15_000 }).toBe('ok');
+      expect(await row.textContent()).toContain('success');
+
+      const failing = suite.service.rpc('agents.evaluate', {
+        clientId,
+        tool: 'console_log_probe',
+        input: {},
+      });
+      const second = await agent.evaluation();
+      const failedId = (second.params as { evaluationId: string }).evaluationId;
+      agent.send({ jsonrpc: '2.0', id: second.id, error: { code: -32000, message: 'the probe failed' } });
+      expect((await failing).error?.code).toBe(-32000);
+      const failedRow = w.page.locator(`#evaluation-rows tr[data-evaluation-id="${failedId}"]`);
+      await failedRow.waitFor({ timeout: 15_000 });
+      expect(await failedRow.getAttribute('data-state')).toBe('error');
+      expect(await failedRow.textContent()).toContain('error -32000');
+      // Newest first, and nothing of the other key's.
+      expect(await w.page.locator('#evaluation-rows tr').first().getAttribute('data-evaluation-id')).toBe(
+        failedId,
+      );
+      expect(await w.page.locator('#evaluation-rows').textContent()).not.toContain('Another key task');
+      expect(await w.page.locator('#evaluations-empty').isVisible()).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('closes the session from its row', async () => {
     await w.page.locator(`li.session[data-session-id="${sessionId}"] button.close`).click();
     await waitFor(
