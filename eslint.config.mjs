@@ -318,6 +318,7 @@ export default tseslint.config(
       'src/configKeys.ts',
       'src/configCaps.ts',
       'src/configIdempotency.ts',
+      'src/configLive.ts',
       'src/configUi.ts',
     ],
     rules: {
@@ -332,10 +333,11 @@ export default tseslint.config(
                 '!./configKeys.js',
                 '!./configCaps.js',
                 '!./configIdempotency.js',
+                '!./configLive.js',
                 '!./configUi.js',
               ],
               message:
-                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts and configUi.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts and configUi.ts import nothing of the project but each other',
             },
           ],
         },

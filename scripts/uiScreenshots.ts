@@ -1,10 +1,18 @@
-// Screenshots of the web console for docs/console.md: starts the service (test settings, port 0) and
-// the fixture app, drives /ui in a Chromium of its own, and writes PNGs to docs/images/.
+// Screenshots of the web console for docs/console.md and of its runner page for docs/runner.md:
+// starts the service (test settings, port 0), the fixture app and a scripted fake of the Messages
+// API, drives /ui in a Chromium of its own, and writes PNGs to docs/images/.
 //   npx tsx scripts/uiScreenshots.ts
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startFixtureServer } from '../test/fixtures/fixtureServer.js';
+import { RUNNER_GOAL_TEXT } from '../test/fixtures/routes/runner.js';
+import {
+  startFakeMessagesApi,
+  textTurn,
+  toolTurn,
+  type FakeMessagesApi,
+} from '../test/helpers/fakeMessagesApi.js';
 import { launchDriverBrowser } from '../test/helpers/driverBrowser.js';
 import { connectFakeAgent } from '../test/helpers/fakeAgent.js';
 import { startTestService, TEST_API_KEY, waitFor } from '../test/helpers/testService.js';
@@ -19,10 +27,49 @@ async function shot(page: Page, name: string, selector?: string): Promise<void> 
   console.log(`wrote docs/images/${name}`);
 }
 
+/** The runner page after a run against the fake model: the top bar, the settings, the reward, the trace. */
+async function runnerShot(
+  browser: Awaited<ReturnType<typeof launchDriverBrowser>>,
+  serviceUrl: string,
+  fixtureUrl: string,
+  fake: FakeMessagesApi,
+): Promise<void> {
+  fake.script.push(
+    toolTurn(
+      'toolu_01',
+      'page_goto',
+      { url: `${fixtureUrl}/runner/goal` },
+      'I will open the goal page first.',
+    ),
+    toolTurn('toolu_02', 'page_text', {}, 'Now I read what it says.'),
+    toolTurn('toolu_03', 'screenshot', {}, 'And a screenshot to check the layout.'),
+    textTurn('The goal page says: "The runner reached the goal page." The task is done.'),
+  );
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${serviceUrl}/ui/runner.html`);
+  await page.locator('#key-input').fill(TEST_API_KEY);
+  await page.locator('#key-form button[type=submit]').click();
+  await page.locator('#key-state').waitFor({ state: 'visible' });
+  await page.locator('#anthropic-key').fill('sk-ant-screenshot-0123456789');
+  await page.locator('#base-url').fill(fake.url);
+  await page.locator('#model').fill('claude-fake-1');
+  await page.locator('#max-steps').fill('10');
+  await page.locator('#tools').fill('page.goto, page.text, page.click, screenshot');
+  await page.locator('#task').fill('Open the goal page and tell me what it says.');
+  await page.locator('#success-check').fill(RUNNER_GOAL_TEXT);
+  await page.locator('#run').click();
+  await page.locator('#status[data-state="done"]').waitFor({ timeout: 60_000 });
+  await shot(page, 'runner.png');
+  await context.close();
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const fixture = await startFixtureServer();
-  const service = await startTestService({ AGENT_SECRET });
+  const fake = await startFakeMessagesApi();
+  const service = await startTestService({ AGENT_SECRET, UI_MODEL_API_ORIGINS: fake.url });
+  fake.allowOrigin = service.url;
   const browser = await launchDriverBrowser();
   const agents = [];
   try {
@@ -157,10 +204,12 @@ async function main(): Promise<void> {
     });
     await evaluation;
     await context.close();
+    await runnerShot(browser, service.url, fixture.url, fake);
   } finally {
     for (const agent of agents) await agent.close();
     await browser.close();
     await service.close();
+    await fake.close();
     await fixture.close();
   }
 }

@@ -85,7 +85,13 @@ export function createApp(deps: AppDeps): Express {
       availability: deps.mcpTools,
     }),
   );
-  app.use(eventStreamRouter({ openFeed: deps.openEventFeed, logger: deps.logger }));
+  app.use(
+    eventStreamRouter({
+      openFeed: deps.openEventFeed,
+      logger: deps.logger,
+      heartbeatMs: config.eventStreamHeartbeatMs,
+    }),
+  );
   app.use(
     rpcRouter(deps.dispatcher, {
       bodyLimit: config.bodyLimit,

@@ -3,13 +3,14 @@ import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
+import { loadLiveConfig, type LiveConfig } from './configLive.js';
 import { loadUiConfig, type UiConfig } from './configUi.js';
 
 /**
  * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
-export interface Config extends BodyCaps, IdempotencyConfig, UiConfig {
+export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig {
   port: number;
   host: string;
   /**
@@ -333,6 +334,7 @@ export function loadConfig(env: Source = process.env): Config {
       (key, min, max) => int(key, get(key), min, max),
       (key, message) => new ConfigError(key, message),
     ),
+    ...loadLiveConfig((key, min, max) => int(key, get(key), min, max)),
     ...loadUiConfig(get, (key, message) => new ConfigError(key, message)),
     maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),

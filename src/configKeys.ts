@@ -4,6 +4,7 @@
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
 import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
+import { LIVE_CONFIG_KEYS } from './configLive.js';
 import { UI_KEYS } from './configUi.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
@@ -275,6 +276,7 @@ export const CONFIG_KEYS = {
   },
   ...BODY_CAP_KEYS,
   ...IDEMPOTENCY_CONFIG_KEYS,
+  ...LIVE_CONFIG_KEYS,
   MAX_UPLOAD_BYTES: {
     default: '',
     group: 'pages',

@@ -140,6 +140,7 @@ export async function startService(
         network: config.networkBufferSize,
         events: config.maxSessionEvents,
         requestDetails: config.maxNetworkDetails,
+        maxQueuedCalls: config.maxQueuedCallsPerSession,
         settle: {
           quietMs: config.settleQuietMs,
           bodyGraceMs: config.settleBodyGraceMs,

@@ -8,9 +8,13 @@ import {
   ModelApiError,
   runAgent,
 } from './runnerLoop.js';
-import { KEY_STORAGE_NAME } from './api.js';
+import { getKey, KEY_STORAGE_NAME } from './api.js';
+import { startTopBar } from './topBar.js';
 
-/** localStorage names. The service key's is the console's; the Anthropic key never leaves this page but to the model. */
+/**
+ * localStorage names. The service key's is the console's (the top bar sets it, topBar.js); the
+ * Anthropic key never leaves this page but to the model.
+ */
 export const STORAGE = {
   serviceKey: KEY_STORAGE_NAME,
   anthropicKey: 'pwrpc.anthropicKey',
@@ -35,7 +39,6 @@ function el(id, type) {
 }
 
 const fields = {
-  serviceKey: el('service-key', HTMLInputElement),
   anthropicKey: el('anthropic-key', HTMLInputElement),
   baseUrl: el('base-url', HTMLInputElement),
   model: el('model', HTMLInputElement),
@@ -52,7 +55,6 @@ const trace = el('trace', HTMLOListElement);
 
 /** @type {Record<keyof typeof fields, string>} */
 const defaults = {
-  serviceKey: '',
   anthropicKey: '',
   baseUrl: DEFAULT_BASE_URL,
   model: DEFAULT_MODEL,
@@ -164,7 +166,7 @@ function explain(error) {
 
 async function run() {
   const values = {
-    serviceKey: fields.serviceKey.value.trim(),
+    serviceKey: getKey() ?? '',
     anthropicKey: fields.anthropicKey.value.trim(),
     baseUrl: fields.baseUrl.value.trim().replace(/\/+$/, ''),
     model: fields.model.value.trim(),
@@ -174,7 +176,7 @@ async function run() {
   for (const [name, input] of Object.entries(fields))
     localStorage.setItem(STORAGE[/** @type {keyof typeof fields} */ (name)], input.value.trim());
   const missing = [
-    values.serviceKey === '' && 'the service API key',
+    values.serviceKey === '' && 'the service API key (in the top bar)',
     values.anthropicKey === '' && 'the Anthropic API key',
     !/^https?:\/\/[^/]+/.test(values.baseUrl) && 'an http(s) base URL',
     values.model === '' && 'a model',
@@ -235,3 +237,7 @@ runButton.addEventListener('click', () => {
   void run();
 });
 stopButton.addEventListener('click', () => running?.abort());
+
+// The top bar's key field (shared with the console): the runner has nothing to start or stop with
+// the key; a run reads the key kept then.
+void startTopBar({ show: () => undefined, start: () => undefined, stop: () => undefined });

@@ -2783,8 +2783,10 @@ export interface TabsListResult {
     tabId: string;
     url: string;
     title: string;
-    /** The session attached to this tab by tabs.attach, or null. */
+    /** The session attached to this tab by tabs.attach when it is the caller's (or the caller holds ADMIN_API_KEY); null when none is, or when it is another API key's. */
     session_id: string | null;
+    /** Whether a session is attached to this tab, the caller's or another API key's. */
+    attached: boolean;
   }>;
 }
 

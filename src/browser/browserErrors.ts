@@ -28,6 +28,28 @@ export class SessionQuotaError extends ServiceError {
   }
 }
 
+/** When a caller refused for a full session queue is told to try again (data.retryAfterMs). */
+export const SESSION_QUEUE_RETRY_AFTER_MS = 1000;
+
+/** A session's lock already has MAX_QUEUED_CALLS_PER_SESSION calls waiting: this one is not queued. */
+export class SessionQueueFullError extends ServiceError {
+  constructor(
+    readonly sessionId: string,
+    readonly maxQueuedCalls: number,
+  ) {
+    super(
+      'LIMIT_REACHED',
+      `Session ${sessionId} already has ${maxQueuedCalls} calls waiting for its turn (MAX_QUEUED_CALLS_PER_SESSION): this call was not run. Calls on one session run one at a time; wait for some to answer, then retry.`,
+      {
+        reason: 'session-queue-full',
+        limit: 'MAX_QUEUED_CALLS_PER_SESSION',
+        maxQueuedCalls,
+        retryAfterMs: SESSION_QUEUE_RETRY_AFTER_MS,
+      },
+    );
+  }
+}
+
 export type MissingReason = 'unknown' | 'closed' | 'expired' | 'browser-restarted';
 
 export class SessionNotFoundError extends ServiceError {

@@ -11,7 +11,7 @@ import { SessionSignals } from './sessionSignals.js';
 import { SessionEvents } from './sessionEvents.js';
 import { SessionLog } from './sessionLog.js';
 import type { UrlPolicy } from './urlPolicy.js';
-import { SessionNotFoundError, type MissingReason } from './browserErrors.js';
+import { SessionNotFoundError, SessionQueueFullError, type MissingReason } from './browserErrors.js';
 import {
   gotoChecked,
   historyChecked,
@@ -63,6 +63,8 @@ export interface SessionOptions {
   /** How a networkidle wait decides the page has settled (see NetworkTracker). */
   settle: Omit<SettleOptions, 'timeoutMs'>;
   downloads: DownloadLimits;
+  /** MAX_QUEUED_CALLS_PER_SESSION: calls that may wait for the lock; past it a call is refused at once. */
+  maxQueuedCalls: number;
 }
 
 /**
@@ -200,10 +202,16 @@ export class Session implements NavigationTarget {
    * Runs a call under the session lock; the idle clock counts from the end of the last call. A call
    * that cannot end because a dialog waits for dialog.handle on its page answers DIALOG_PENDING and
    * keeps the lock until the dialog is answered; calls made meanwhile answer DIALOG_PENDING at once.
+   * At most MAX_QUEUED_CALLS_PER_SESSION calls wait behind the running one: the next is refused.
    */
   run<T>(work: () => Promise<T>): Promise<T> {
     const refused = this.stalls.refusal();
     if (refused !== undefined) return Promise.reject(refusedBeforeRun(refused));
+    // The lock counts the running call and those waiting behind it.
+    if (this.lock.size > this.options.maxQueuedCalls)
+      return Promise.reject(
+        refusedBeforeRun(new SessionQueueFullError(this.id, this.options.maxQueuedCalls)),
+      );
     return new Promise<T>((resolve, reject) => {
       void this.lock.run(async () => {
         this.lastUsedAt = Date.now();

@@ -51,6 +51,33 @@ export function neverRan(error: unknown): boolean {
 }
 
 /**
+ * How far a call got when it stopped because every caller waiting for it had left: `done` units
+ * (characters typed) of the method named. An idempotency_key keeps this instead of an answer, and
+ * the next call with the key continues from it (MethodContext resume).
+ */
+export interface PartWay {
+  method: string;
+  done: number;
+}
+
+/** Errors of calls cut short by their callers leaving, with how far they got (stoppedPartWay). */
+const partWay = new WeakMap<Error, PartWay>();
+
+/**
+ * Marks an error as a call cut short because its callers left, `progress` in: the key's retry
+ * continues the call from there rather than getting this error as the key's answer.
+ */
+export function stoppedPartWay<E extends Error>(error: E, progress: PartWay): E {
+  partWay.set(error, progress);
+  return error;
+}
+
+/** How far a call cut short by its callers leaving got (stoppedPartWay), if that is what stopped it. */
+export function partWayOf(error: unknown): PartWay | undefined {
+  return error instanceof Error ? partWay.get(error) : undefined;
+}
+
+/**
  * A call's error with data the layer around the handler adds (a failed call's trace): dispatch maps
  * `error` as it would alone, then adds `extra` to its data.
  */

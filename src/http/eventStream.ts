@@ -9,8 +9,6 @@ import type { Logger } from '../observability/logger.js';
 import type { Principal } from '../rpc/defineMethod.js';
 import { principalOf } from './auth.js';
 
-/** A comment line is sent this often, so proxies and clients see a live connection. */
-export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
 /** Open event streams one API key may hold: each holds a connection and a listener on a log. */
 export const MAX_EVENT_STREAMS_PER_KEY = 16;
 
@@ -39,6 +37,8 @@ export type OpenEventFeed = (
 export interface EventStreamOptions {
   openFeed: OpenEventFeed;
   logger: Logger;
+  /** EVENT_STREAM_HEARTBEAT_MS: a comment line is sent this often, so proxies and clients see a live connection. */
+  heartbeatMs: number;
 }
 
 /** The cursor a client resumes from: Last-Event-ID, else ?since=; undefined for "from now on". */
@@ -116,7 +116,7 @@ export function eventStreamRouter(options: EventStreamOptions): Router {
     openPerKey.set(principal.id, open + 1);
     res.flushHeaders();
     req.socket.setNoDelay(true);
-    const heartbeat = setInterval(() => res.write(': ping\n\n'), EVENT_STREAM_HEARTBEAT_MS);
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), options.heartbeatMs);
     res.once('close', () => {
       clearInterval(heartbeat);
       opened.stop();

@@ -33,6 +33,7 @@ interface Tab {
   url: string;
   title: string;
   session_id: string | null;
+  attached: boolean;
 }
 
 interface Agent {
@@ -44,7 +45,7 @@ interface Agent {
   remoteAddress: string;
 }
 
-/** A seed 000 tab entry of the CDP browser: the seed's fields, plus url, title and session_id. */
+/** A seed 000 tab entry of the CDP browser: the seed's fields, plus url, title, session_id and attached. */
 function tabEntry(tab: Tab) {
   return {
     tabId: tab.tabId,
@@ -54,6 +55,7 @@ function tabEntry(tab: Tab) {
     url: tab.url,
     title: tab.title,
     session_id: tab.session_id,
+    attached: tab.attached,
   };
 }
 
@@ -113,7 +115,7 @@ export function seed000Router(options: RestOptions & { cdpConfigured: boolean })
   const onTab = async <T>(tabId: string, ctx: CallContext, read: (sessionId: string) => Promise<T>) => {
     const before = (await listTabs(ctx)).find((t) => t.tabId === tabId);
     const { session_id: sessionId } = await call<{ session_id: string }>('tabs.attach', { tabId }, ctx);
-    const attachedHere = before?.session_id == null;
+    const attachedHere = before?.attached !== true;
     const detach = () => call('session.close', { session_id: sessionId }, { ...ctx, signal: undefined });
     let result: T;
     try {

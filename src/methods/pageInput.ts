@@ -13,6 +13,7 @@ import { defineSessionMethod } from './defineSessionMethod.js';
 import { KEY_NAMES, keyProblem, suggestKey } from './keyNames.js';
 import { checkButton, checkTyping, pressOrPaste } from './clipboardInput.js';
 import { noteKey } from '../browser/sessionClipboard.js';
+import { typeKeys } from './typeKeys.js';
 import {
   ACTION_TIMEOUT_MS,
   DEFAULT_DRAG_STEPS,
@@ -109,7 +110,7 @@ export const pageKeyboard = defineActionMethod({
   result: Ok,
   errors: [...INPUT_ERRORS, 'RESOURCE_UNAVAILABLE'],
   readOnly: false,
-  async handler(params, { session, signal }) {
+  async handler(params, { session, signal, resume }) {
     const method = 'page.keyboard';
     const { action, key, text, delay, timeout } = params;
     const keyboard = session.page.keyboard;
@@ -138,20 +139,7 @@ export const pageKeyboard = defineActionMethod({
           '/delay',
           `${chars.length} characters with a ${pause} ms delay take longer than the timeout (${timeout} ms): raise timeout or lower delay`,
         );
-      const deadline = Date.now() + timeout;
-      for (const char of chars) {
-        if (signal.aborted)
-          throw new ServiceError(
-            'RESOURCE_UNAVAILABLE',
-            `${what} stopped part way: the caller disconnected`,
-            {
-              reason: 'caller-gone',
-            },
-          );
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new DeadlineError(what, timeout, ': typing stopped part way');
-        await within(keyboard.type(char, { delay: pause }), remaining, what);
-      }
+      await typeKeys(keyboard, chars, { method, what, pause, timeout, signal, resume, within });
       return { ok: true };
     }
     if (key === undefined) throw refuse(method, '/key', `${action} needs key`);

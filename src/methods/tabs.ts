@@ -25,15 +25,28 @@ export const tabsList = defineMethod({
         url: Type.String(),
         title: Type.String(),
         session_id: Type.Union([Type.String(), Type.Null()], {
-          description: 'The session attached to this tab by tabs.attach, or null.',
+          description:
+            "The session attached to this tab by tabs.attach when it is the caller's (or the caller holds ADMIN_API_KEY); null when none is, or when it is another API key's.",
+        }),
+        attached: Type.Boolean({
+          description: "Whether a session is attached to this tab, the caller's or another API key's.",
         }),
       }),
     ),
   }),
   errors: ['RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   readOnly: true,
-  async handler(_params, { services }) {
-    return { tabs: await services.tabs.list() };
+  async handler(_params, { services, principal }) {
+    const tabs = await services.tabs.list();
+    return {
+      tabs: tabs.map((tab) => {
+        const id = tab.session_id;
+        const attached = id !== null && services.sessions.get(id) !== undefined;
+        // Another key's session id would let this caller name it: it sees only that the tab is taken.
+        const own = attached && services.sessions.lookup(id, principal) !== undefined;
+        return { ...tab, session_id: own ? id : null, attached };
+      }),
+    };
   },
 });
 

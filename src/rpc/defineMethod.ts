@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { ErrorName } from '../errors/catalogue.js';
+import type { PartWay } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import { IDEMPOTENCY_PARAM, idempotencyKeySchema } from './idempotencyKey.js';
 
@@ -41,6 +42,11 @@ export interface CallInfo {
   signal: AbortSignal;
   /** The caller's connection when it can carry notifications (the /rpc WebSocket), else undefined. */
   push: PushChannel | undefined;
+  /**
+   * Set when this call continues an earlier one of the same method, params and idempotency_key
+   * that stopped part way because its callers left (errors/serviceError.ts stoppedPartWay).
+   */
+  resume?: PartWay;
 }
 
 /** What a handler gets: the call, and the instances the application injected into the dispatcher. */

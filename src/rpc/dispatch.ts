@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { neverRan, ServiceError } from '../errors/serviceError.js';
+import { neverRan, partWayOf, ServiceError, type PartWay } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { MethodContext, MethodDefinition, MethodInfo, Principal, PushChannel } from './defineMethod.js';
@@ -106,8 +106,10 @@ export class Dispatcher<S> implements RpcDispatcher {
       else {
         note = { idempotencyKey: loggedKey(key), replayed: false };
         const principal = (ctx.principal ?? INTERNAL_PRINCIPAL).id;
-        const answer = await store.call({ principal, key, method: def.name, params }, ctx.signal, (signal) =>
-          this.attempt(def, params, ctx, signal),
+        const answer = await store.call(
+          { principal, key, method: def.name, params },
+          ctx.signal,
+          (signal, resume) => this.attempt(def, params, ctx, signal, resume),
         );
         note.replayed = answer.replayed;
         if (answer.replayed) this.options.metrics.rpcReplays.inc({ method: def.name });
@@ -135,6 +137,7 @@ export class Dispatcher<S> implements RpcDispatcher {
     params: Record<string, unknown>,
     ctx: CallContext,
     signal: AbortSignal,
+    resume?: PartWay,
   ): Promise<Attempt> {
     const refusal = this.options.admit?.(def);
     if (refusal !== undefined)
@@ -147,13 +150,17 @@ export class Dispatcher<S> implements RpcDispatcher {
       origin: ctx.origin,
       signal,
       push: ctx.push,
+      ...(resume?.method === def.name ? { resume } : {}),
     };
     try {
       return { outcome: { ok: true, value: await def.handler(params, context) }, ran: true };
     } catch (error) {
+      // Only this method's own progress: a step's, inside page.act, would not say where page.act was.
+      const partWay = partWayOf(error);
       return {
         outcome: { ok: false, error: this.map(error, def, params) },
         ran: !neverRan(error),
+        ...(partWay?.method === def.name ? { partWay } : {}),
       };
     }
   }

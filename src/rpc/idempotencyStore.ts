@@ -2,7 +2,7 @@
 // repeat gets the first answer instead of acting twice, a concurrent repeat waits for it. Bounded per
 // caller (each API key has its own bucket, so no caller's keys can push another's out): keys (oldest
 // forgotten first), bytes of answers (oldest dropped first, the key kept).
-import { ServiceError } from '../errors/serviceError.js';
+import { ServiceError, type PartWay } from '../errors/serviceError.js';
 import { fingerprint, loggedKey } from './idempotencyKey.js';
 
 export interface IdempotencyLimits {
@@ -19,10 +19,15 @@ export interface IdempotencyLimits {
 /** What a call ended with, as its caller sees it. */
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: ServiceError };
 
-/** One run of a call: `ran: false` when it never started (caller gone, refused), so nothing is kept. */
+/**
+ * One run of a call: `ran: false` when it never started (caller gone, refused), so nothing is kept;
+ * `partWay` when it stopped part way because its callers left, so the key keeps how far it got and
+ * the next call with it continues from there.
+ */
 export interface Attempt {
   outcome: Outcome;
   ran: boolean;
+  partWay?: PartWay;
 }
 
 export interface IdempotentAnswer {
@@ -58,6 +63,8 @@ interface Entry {
   /** Set while the first call runs; its waiters share the promise. */
   running: Promise<Attempt> | undefined;
   stored: Stored | undefined;
+  /** Set when the run stopped part way because its callers left: the next call continues it. */
+  partial: { partWay: PartWay; expiresAt: number } | undefined;
 }
 
 /** What an entry costs besides its answer (key, fingerprint, bookkeeping), for IDEMPOTENCY_MAX_BYTES. */
@@ -138,7 +145,7 @@ export class IdempotencyStore {
   async call(
     request: IdempotentRequest,
     signal: AbortSignal | undefined,
-    run: (signal: AbortSignal) => Promise<Attempt>,
+    run: (signal: AbortSignal, resume: PartWay | undefined) => Promise<Attempt>,
   ): Promise<IdempotentAnswer> {
     const print = fingerprint(request.method, request.params);
     for (;;) {
@@ -146,16 +153,24 @@ export class IdempotencyStore {
       const bucket = this.bucketOf(request.principal);
       const entry = bucket.entries.get(request.key);
       if (entry === undefined)
-        return { outcome: await this.start(bucket, request, print, signal, run), replayed: false };
+        return { outcome: await this.start(bucket, request, print, signal, run, undefined), replayed: false };
       if (entry.method !== request.method || entry.fingerprint !== print) throw mismatch(request, entry);
       if (entry.stored !== undefined) return { outcome: replay(request, entry.stored), replayed: true };
       const running = entry.running;
-      if (running === undefined) throw new Error('an idempotency entry neither runs nor has an answer');
+      if (running === undefined) {
+        // The last run stopped part way when its callers left: this call continues it.
+        if (entry.partial === undefined)
+          throw new Error('an idempotency entry neither runs nor has an answer');
+        bucket.entries.delete(request.key);
+        const resume = entry.partial.partWay;
+        return { outcome: await this.start(bucket, request, print, signal, run, resume), replayed: false };
+      }
       this.interest.get(entry)?.join(signal);
       this.waiting += 1;
       const attempt = await running.finally(() => (this.waiting -= 1));
-      // The run never started (all its callers had gone, or it was refused): run it for this one.
-      if (attempt.ran) return { outcome: attempt.outcome, replayed: true };
+      // The run never started (all its callers had gone, or it was refused), or it stopped part way
+      // as they left before this one came: run it (or the rest of it) for this one.
+      if (attempt.ran && attempt.partWay === undefined) return { outcome: attempt.outcome, replayed: true };
     }
   }
 
@@ -173,7 +188,8 @@ export class IdempotencyStore {
     request: IdempotentRequest,
     print: string,
     signal: AbortSignal | undefined,
-    run: (signal: AbortSignal) => Promise<Attempt>,
+    run: (signal: AbortSignal, resume: PartWay | undefined) => Promise<Attempt>,
+    resume: PartWay | undefined,
   ): Promise<Outcome> {
     this.makeRoom(bucket, request);
     const interest = new Interest();
@@ -183,8 +199,9 @@ export class IdempotencyStore {
       fingerprint: print,
       running: undefined,
       stored: undefined,
+      partial: undefined,
     };
-    const running = run(interest.controller.signal).catch((error: unknown): Attempt => ({
+    const running = run(interest.controller.signal, resume).catch((error: unknown): Attempt => ({
       // run maps its own errors; this only keeps a bug in it from leaving waiters hanging.
       outcome: { ok: false, error: new ServiceError('INTERNAL_ERROR', undefined, undefined, error) },
       ran: true,
@@ -196,7 +213,12 @@ export class IdempotencyStore {
     interest.end();
     this.interest.delete(entry);
     bucket.entries.delete(request.key);
-    if (attempt.ran) {
+    if (attempt.partWay !== undefined) {
+      // Not an answer: how far it got, for the next call with the key to continue from.
+      entry.running = undefined;
+      entry.partial = { partWay: attempt.partWay, expiresAt: this.now() + this.limits.ttlMs };
+      bucket.entries.set(request.key, entry);
+    } else if (attempt.ran) {
       // Re-inserted, so the map's order is the order answers were stored in (oldest first).
       entry.running = undefined;
       entry.stored = this.keep(bucket, attempt.outcome);
@@ -238,8 +260,9 @@ export class IdempotencyStore {
     const now = this.now();
     for (const [principal, bucket] of this.buckets) {
       for (const [key, entry] of bucket.entries) {
-        if (entry.stored === undefined) continue;
-        if (entry.stored.expiresAt > now) break;
+        const expiresAt = entry.stored?.expiresAt ?? entry.partial?.expiresAt;
+        if (expiresAt === undefined) continue;
+        if (expiresAt > now) break;
         this.forget(bucket, key, entry);
       }
       if (bucket.entries.size === 0) this.buckets.delete(principal);
@@ -250,7 +273,7 @@ export class IdempotencyStore {
   private makeRoom(bucket: Bucket, request: IdempotentRequest): void {
     for (const [key, entry] of bucket.entries) {
       if (bucket.entries.size < this.limits.maxKeys) return;
-      if (entry.stored === undefined) continue;
+      if (entry.running !== undefined) continue;
       this.forget(bucket, key, entry);
       this.onEvict();
     }

@@ -138,7 +138,12 @@ export function useRunnerSuite(): RunnerSuite {
         successCheck: '',
         ...values,
       };
-      await page.fill('#service-key', v.serviceKey);
+      // The service key goes in the top bar (shared with the console), which checks it first.
+      if (v.serviceKey !== '' && !(await page.isVisible('#key-state'))) {
+        await page.fill('#key-input', v.serviceKey);
+        await page.click('#key-form button[type="submit"]');
+        await page.waitForSelector('#key-state', { state: 'visible' });
+      }
       await page.fill('#anthropic-key', v.anthropicKey);
       await page.fill('#base-url', v.baseUrl);
       await page.fill('#model', v.model);

@@ -118,11 +118,44 @@ describe('/ui/runner.html in a browser, before any run', () => {
     expect(stored).toEqual({ service: TEST_API_KEY, anthropic: PASTED_ANTHROPIC_KEY, base: suite.fake.url });
     await page.reload();
     expect(await page.inputValue('#anthropic-key')).toBe(PASTED_ANTHROPIC_KEY);
-    expect(await page.inputValue('#service-key')).toBe(TEST_API_KEY);
+    // The top bar kept the key: the form is replaced by its state.
+    await page.waitForSelector('#key-state', { state: 'visible' });
+    expect(await page.isVisible('#key-form')).toBe(false);
     expect(problems).toEqual([]);
-    // Nothing was sent anywhere: a refused run calls neither the service's API nor the model.
+    // Nothing was sent anywhere: a refused run calls neither the service's API nor the model. The
+    // only calls to the service are the top bar's key checks (GET /openrpc.json, the key in a header).
     expect(suite.fake.requests).toHaveLength(0);
-    expect(suite.toService.filter((r) => !r.url.includes('/ui/'))).toEqual([]);
+    const calls = suite.toService.filter((r) => !r.url.includes('/ui/'));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const r of calls) {
+      expect(`${r.method} ${new URL(r.url).pathname}`).toBe('GET /openrpc.json');
+      expect(r.headers.authorization).toBe(`Bearer ${TEST_API_KEY}`);
+    }
+  });
+
+  it('has the console top bar: its link opens the console, whose key is the one the runner kept, and back', async () => {
+    const page = await suite.openRunner();
+    expect(await page.getAttribute('.top nav a[aria-current="page"]', 'href')).toBe('/ui/runner.html');
+    // No key yet: the top bar's form asks for it; a wrong one is refused and nothing is kept.
+    expect(await page.isVisible('#key-form')).toBe(true);
+    await page.fill('#key-input', 'not-the-key-0123456789');
+    await page.click('#key-form button[type="submit"]');
+    await page.waitForSelector('#notice', { state: 'visible' });
+    expect(await page.evaluate(() => localStorage.getItem('playwright-jsonrpc.apiKey'))).toBeNull();
+    await suite.fill(page);
+    await page.click('.top nav a:text-is("Console")');
+    await page.waitForURL(`${suite.service.url}/ui/`);
+    // The console took the key the runner's top bar stored: its panels show, not the key form.
+    await page.waitForSelector('#console', { state: 'visible' });
+    expect(await page.isVisible('#key-form')).toBe(false);
+    expect(await page.getAttribute('.top nav a[aria-current="page"]', 'href')).toBe('/ui/');
+    await page.click('.top nav a:text-is("Runner")');
+    await page.waitForURL(`${suite.service.url}/ui/runner.html`);
+    await page.waitForSelector('#key-state', { state: 'visible' });
+    // Forgetting the key in the runner's top bar forgets it for the console too.
+    await page.click('#key-forget');
+    await page.waitForSelector('#key-form', { state: 'visible' });
+    expect(await page.evaluate(() => localStorage.getItem('playwright-jsonrpc.apiKey'))).toBeNull();
   });
 
   it('refuses max steps past the limit and a base URL that is not http(s)', async () => {

@@ -202,6 +202,63 @@ describe('IdempotencyStore', () => {
     expect(c.runs()).toBe(1);
   });
 
+  it('a run cut short as its callers left is not the answer: the next call continues from where it stopped', async () => {
+    const { store, advance } = storeWith();
+    const cut = new ServiceError('RESOURCE_UNAVAILABLE', 'stopped part way', { reason: 'caller-gone' });
+    const partWay = { method: 'page.click', done: 3 };
+    const first = await store.call(req('k'), undefined, () =>
+      Promise.resolve({ outcome: { ok: false, error: cut }, ran: true, partWay }),
+    );
+    expect(first.outcome.ok).toBe(false);
+    expect(store.stats.keys).toBe(1);
+    // Other params with the key are still refused: the key names this call.
+    await expect(store.call(req('k', { a: 2 }), undefined, counter().run)).rejects.toMatchObject({
+      errorName: 'INVALID_PARAMS',
+    });
+    const resumes: unknown[] = [];
+    const retry = await store.call(req('k'), undefined, (_signal, resume) => {
+      resumes.push(resume);
+      return Promise.resolve({ outcome: { ok: true, value: 'rest typed' }, ran: true });
+    });
+    expect(retry).toEqual({ outcome: { ok: true, value: 'rest typed' }, replayed: false });
+    expect(resumes).toEqual([partWay]);
+    // Finished: that answer is the key's now.
+    const c = counter();
+    expect(await store.call(req('k'), undefined, c.run)).toEqual({
+      outcome: { ok: true, value: 'rest typed' },
+      replayed: true,
+    });
+    expect(c.runs()).toBe(0);
+    // A stop part way is kept for the window only: after it the key is forgotten, and runs from the start.
+    await store.call(req('j'), undefined, () =>
+      Promise.resolve({ outcome: { ok: false, error: cut }, ran: true, partWay }),
+    );
+    advance(LIMITS.ttlMs + 1);
+    const fresh: unknown[] = [];
+    await store.call(req('j'), undefined, (_signal, resume) => {
+      fresh.push(resume);
+      return Promise.resolve({ outcome: { ok: true, value: 1 }, ran: true });
+    });
+    expect(fresh).toEqual([undefined]);
+  });
+
+  it('a waiter that came as the run was cut short continues it itself', async () => {
+    const { store } = storeWith();
+    const g = gate();
+    const first = store.call(req('k'), undefined, g.run);
+    const resumes: unknown[] = [];
+    const second = store.call(req('k'), undefined, (_signal, resume) => {
+      resumes.push(resume);
+      return Promise.resolve({ outcome: { ok: true, value: 'mine' }, ran: true });
+    });
+    await settled();
+    const cut = new ServiceError('RESOURCE_UNAVAILABLE', 'stopped part way', { reason: 'caller-gone' });
+    g.release({ outcome: { ok: false, error: cut }, ran: true, partWay: { method: 'page.click', done: 2 } });
+    expect((await first).outcome.ok).toBe(false);
+    expect(await second).toEqual({ outcome: { ok: true, value: 'mine' }, replayed: false });
+    expect(resumes).toEqual([{ method: 'page.click', done: 2 }]);
+  });
+
   it('past IDEMPOTENCY_MAX_KEYS the oldest ended key is forgotten, and counted', async () => {
     const { store, evictions } = storeWith({ maxKeys: 2 });
     const c = counter();
