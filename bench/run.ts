@@ -13,6 +13,15 @@ import { launchArgs, resolveBrowser } from '../src/browser/browserResolve.js';
 import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
 import { ACT_CLICK, actFills, actionPage } from './lib/acting.js';
 import { measureRoutesRow, routesSection, type RoutesRowResult } from './lib/routesRow.js';
+import {
+  SCALE_CLIENTS,
+  SCALE_SERVICE_ENV,
+  SCALE_SESSIONS,
+  SCALE_SMOKE_LEVELS,
+  SCALE_TEXT_CALLS,
+  measureScale,
+} from './lib/scale.js';
+import { mainScale, scaleChartPath, scaleCounts, writeScaleChart } from './lib/scaleRun.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
@@ -68,9 +77,14 @@ export interface BenchOptions {
   render?: string;
   /**
    * Measure only this section: `acting`, the rows of issue 11 (floor and service); `routes`, the
-   * routes row of issue 14 (the service alone).
+   * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15.
    */
-  only?: 'acting' | 'routes';
+  only?: 'acting' | 'routes' | 'scale';
+  /**
+   * The scale curve (issue 15): idle-session levels, client levels, page.text calls per level (each
+   * client runs `flowsPerClient` flows, and as many in-session loop iterations).
+   */
+  scale: { sessions: number[]; clients: number[]; textCalls: number };
   /**
    * How the service runs: `built` is what `npm start` runs (`node dist/src/main.js`, built by the
    * CLI before it measures); `source` runs src/main.ts through tsx (the in-suite smoke test).
@@ -96,6 +110,7 @@ export function defaultOptions(smoke = false): BenchOptions {
         memorySettle: { minMs: 200, maxMs: 800 },
         quiet: false,
         serviceEntry: 'source',
+        scale: { sessions: SCALE_SMOKE_LEVELS, clients: SCALE_SMOKE_LEVELS, textCalls: 3 },
       }
     : {
         iterations: 30,
@@ -112,6 +127,11 @@ export function defaultOptions(smoke = false): BenchOptions {
         memorySettle: { minMs: 1500, maxMs: 8000 },
         quiet: false,
         serviceEntry: 'source',
+        scale: {
+          sessions: SCALE_SESSIONS,
+          clients: SCALE_CLIENTS,
+          textCalls: SCALE_TEXT_CALLS,
+        },
       };
 }
 
@@ -144,7 +164,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale]\n',
     );
     process.exit(0);
   }
@@ -162,8 +182,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.results !== undefined) o.resultsPath = path.resolve(values.results);
   if (values.render !== undefined) o.render = path.resolve(values.render);
   if (values.only !== undefined) {
-    if (values.only !== 'acting' && values.only !== 'routes')
-      throw new Error(`--only takes acting or routes, got "${values.only}"`);
+    if (values.only !== 'acting' && values.only !== 'routes' && values.only !== 'scale')
+      throw new Error(`--only takes acting, routes or scale, got "${values.only}"`);
     o.only = values.only;
     o.skipPeer = true;
     // A section alone is no full report: never over bench/RESULTS.md unless --results says so.
@@ -281,6 +301,8 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       entry: options.serviceEntry,
       executablePath: resolved.executablePath,
       timeoutMs: options.opTimeoutMs,
+      // Room for the scale phase's 128 idle sessions (MAX_SESSIONS binds no other phase).
+      env: { ...SCALE_SERVICE_ENV },
     });
     systems.push(service);
     hooks.onSystem?.(service);
@@ -796,6 +818,26 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       throughput.push(level);
     }
 
+    // ---- the scale curve (issue 15): memory and latency against sessions, throughput against clients ----
+    const scale = wholeRun
+      ? await measureScale({
+          systems: [floor, service],
+          base,
+          counts: scaleCounts(options),
+          log,
+          guard: (work, label) => guard(work, label),
+          checkAbort,
+          recordError,
+        })
+      : undefined;
+    if (scale)
+      await writeScaleChart(
+        scale,
+        scaleChartPath(options, REPO_ROOT, false),
+        REPO_ROOT,
+        `${new Date().toISOString().slice(0, 16)}Z, commit ${gitCommit()}`,
+      );
+
     // ---- results ----
     const floorPkg = JSON.parse(
       readFileSync(createRequire(import.meta.url).resolve('playwright-core/package.json'), 'utf8'),
@@ -840,6 +882,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       memory,
       throughput,
       ...(routes ? { routes } : {}),
+      ...(scale ? { scale } : {}),
       targets: [],
       errors,
     };
@@ -952,6 +995,7 @@ async function cli(): Promise<void> {
   try {
     const hooks = { signal: controller.signal, onSystem: (s: BenchSystem) => systems.push(s) };
     if (options.only === 'routes') await mainRoutes(options, hooks);
+    else if (options.only === 'scale') await mainScale(options, REPO_ROOT, hooks);
     else await main(options, hooks);
   } catch (error) {
     if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');

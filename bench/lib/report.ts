@@ -2,6 +2,7 @@
 import { format, resolveConfig } from 'prettier';
 import type { SystemName } from '../systems/types.js';
 import { routesSection } from './routesRow.js';
+import { scaleSection } from './scale.js';
 import {
   ACTING_OP_IDS,
   ACTION_OPS,
@@ -246,6 +247,8 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push(...snapshotSections(r, systems, targetById));
   out.push(...actingSection(r, targetById));
   if (r.routes) out.push(...routesSection(r.routes));
+  // The chart is written next to the report (bench/scale.svg beside bench/RESULTS.md).
+  if (r.scale) out.push(...scaleSection(r.scale, r.scale.chart?.split('/').at(-1)));
 
   out.push('## Chromium memory per idle session (PSS, MiB; sessions open on /static)');
   out.push('');

@@ -2,6 +2,7 @@
 import type { Summary } from './stats.js';
 import type { ActionKind, SystemName, Target, TextRead } from '../systems/types.js';
 import type { RoutesRowResult } from './routesRow.js';
+import { scaleTargets, type ScaleResult } from './scale.js';
 
 /**
  * The actions of issue 11 timed one call each (floor: the bare Playwright call; service: the method,
@@ -180,7 +181,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting' | 'routes';
+  only?: 'acting' | 'routes' | 'scale';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;
@@ -209,6 +210,8 @@ export interface BenchResults {
   throughput: { clients: number; flowsPerClient: number; systems: PerSystem<ThroughputPoint> }[];
   /** The routes row of issue 14; absent from raw files of runs before it was measured. */
   routes?: RoutesRowResult;
+  /** The scale curve of issue 15; absent from raw files of runs before it was measured. */
+  scale?: ScaleResult;
   targets: TargetResult[];
   errors: BenchError[];
 }
@@ -376,6 +379,7 @@ export function computeTargets(r: BenchResults): TargetResult[] {
 
   out.push(...snapshotTargets(r));
   out.push(...actingTargets(r));
+  if (r.scale) out.push(...scaleTargets(r.scale));
   return out;
 }
 
