@@ -320,6 +320,7 @@ export default tseslint.config(
       'src/configIdempotency.ts',
       'src/configLive.ts',
       'src/configUi.ts',
+      'src/configReplicas.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -335,9 +336,10 @@ export default tseslint.config(
                 '!./configIdempotency.js',
                 '!./configLive.js',
                 '!./configUi.js',
+                '!./configReplicas.js',
               ],
               message:
-                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts and configUi.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configUi.ts and configReplicas.ts import nothing of the project but each other',
             },
           ],
         },

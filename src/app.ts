@@ -20,6 +20,7 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RpcDispatcher } from './rpc/dispatch.js';
 import { errorResponse } from './rpc/jsonRpc.js';
+import { replicaStreamGuard } from './replicas/replicaEdge.js';
 import type { OpenRpcDocument } from './rpc/openrpc.js';
 
 export interface AppDeps {
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  // On a replica: another replica's session streams are refused naming it (they are not forwarded).
+  app.use(replicaStreamGuard(config.replicaId));
   if (deps.screencasts !== undefined) app.use(screencastRouter(deps.screencasts, deps.logger));
   app.use(
     mcpRouter(deps.dispatcher, {

@@ -4,13 +4,14 @@ import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 import { loadLiveConfig, type LiveConfig } from './configLive.js';
+import { loadReplicaConfig, type ReplicaConfig } from './configReplicas.js';
 import { loadUiConfig, type UiConfig } from './configUi.js';
 
 /**
  * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
-export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig {
+export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig {
   port: number;
   host: string;
   /**
@@ -336,6 +337,11 @@ export function loadConfig(env: Source = process.env): Config {
     ),
     ...loadLiveConfig((key, min, max) => int(key, get(key), min, max)),
     ...loadUiConfig(get, (key, message) => new ConfigError(key, message)),
+    ...loadReplicaConfig(
+      get,
+      (key, min, max) => int(key, get(key), min, max),
+      (key, message) => new ConfigError(key, message),
+    ),
     maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),

@@ -5,6 +5,7 @@
 import { BODY_CAP_KEYS } from './configCaps.js';
 import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
 import { LIVE_CONFIG_KEYS } from './configLive.js';
+import { REPLICA_KEYS } from './configReplicas.js';
 import { UI_KEYS } from './configUi.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
@@ -18,6 +19,7 @@ export const CONFIG_GROUPS = {
   agents: 'Agent hub (/agents and agents.*)',
   tabs: 'Tabs over CDP (tabs.*)',
   process: 'Logs and process',
+  replicas: 'Replicas behind a load balancer',
 } as const;
 
 export type ConfigGroup = keyof typeof CONFIG_GROUPS;
@@ -143,6 +145,7 @@ export const CONFIG_KEYS = {
       'Names the Host header may carry besides localhost, 127.0.0.1, [::1] and HOST (any port), comma-separated; any other Host gets 403 (DNS rebinding).',
   },
   ...UI_KEYS,
+  ...REPLICA_KEYS,
   HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
   CHROMIUM_PATH: {
     default: '',

@@ -27,6 +27,9 @@ import { highWaterBytes, MemoryWatchdog } from './observability/memoryWatchdog.j
 import { Metrics } from './observability/metrics.js';
 import { ServiceError } from './errors/serviceError.js';
 import { Dispatcher } from './rpc/dispatch.js';
+import { replicaAware } from './replicas/replicaEdge.js';
+import { startReplicaParts } from './replicas/replicaService.js';
+import { sessionIdPrefix } from './replicas/sessionIds.js';
 import { IdempotencyStore } from './rpc/idempotencyStore.js';
 import { MethodTable } from './rpc/methodTable.js';
 import { buildOpenRpc, type OpenRpcDocument } from './rpc/openrpc.js';
@@ -135,6 +138,7 @@ export async function startService(
       poolSize: config.poolSize,
       poolRefillIdleMs: config.poolRefillIdleMs,
       context: { clipboardChars: config.maxClipboardChars },
+      idPrefix: sessionIdPrefix(config.replicaId),
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,
@@ -197,7 +201,7 @@ export async function startService(
     tabs,
     // The dispatcher is built below with these services; a call reaches it only once it exists.
     call: (method, params, ctx) =>
-      dispatcher.call(method, params, {
+      routed.call(method, params, {
         requestId: ctx.requestId,
         origin: ctx.origin,
         log: ctx.log,
@@ -242,11 +246,13 @@ export async function startService(
       });
     },
   });
+  // On a replica, calls for another replica's sessions (and hub calls) go there (docs/deployment.md).
+  const routed = replicaAware(dispatcher, config, logger);
   const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
   const screencasts = new ScreencastHub(sessions);
   const app = createApp({
     config,
-    dispatcher,
+    dispatcher: routed,
     browser,
     metrics,
     logger,
@@ -264,7 +270,7 @@ export async function startService(
     logger,
   });
   // JSON-RPC over WebSocket on /rpc: the same dispatcher, envelope, key and limits as POST /rpc.
-  const rpcSocket = new RpcSocketEndpoint(dispatcher, {
+  const rpcSocket = new RpcSocketEndpoint(routed, {
     apiKeys: config.apiKeys,
     adminApiKey: config.adminApiKey,
     maxPayloadBytes: config.bodyLimitBytes,
@@ -293,6 +299,7 @@ export async function startService(
       cdp.hostname,
     );
   }
+  const replica = await startReplicaParts(config, { sessions, browser, policy }, logger);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 
@@ -300,6 +307,7 @@ export async function startService(
   const close = (): Promise<void> => {
     closing ??= (async () => {
       watchdog.stop();
+      await replica.close();
       server.closeIdleConnections();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Upgraded sockets are no longer HTTP connections: server.close waits for them, so close them first.

@@ -44,6 +44,8 @@ export interface SessionRegistryOptions {
   /** What every context is made with (MAX_CLIPBOARD_CHARS), pooled or not. */
   context: ContextLimits;
   session: SessionOptions;
+  /** What every session id starts with: `s_`, or `s_<REPLICA_ID>.` on a replica (replicas/sessionIds.ts). */
+  idPrefix?: string;
 }
 
 export interface SessionHooks {
@@ -168,7 +170,7 @@ export class SessionRegistry {
 
   /** Gives a new session its unguessable id and makes it live. */
   private register(make: (id: string) => Session, owner: string): Session {
-    const session = make(`s_${randomUUID()}`);
+    const session = make(`${this.options.idPrefix ?? 's_'}${randomUUID()}`);
     this.sessions.set(session.id, session);
     this.owners.add(session.id, owner);
     this.hooks.created?.();

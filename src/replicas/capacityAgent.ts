@@ -1,0 +1,63 @@
+import net from 'node:net';
+import type { Logger } from '../observability/logger.js';
+
+/** A connection to the agent that has not been answered and closed within this long is cut. */
+export const AGENT_REPLY_TIMEOUT_MS = 2000;
+
+/** What the agent reads to answer: the same numbers /readyz is about. */
+export interface CapacityReading {
+  /** The browser is connected (what /readyz checks). */
+  ready: boolean;
+  /** Sessions open now. */
+  sessions: number;
+  /** MAX_SESSIONS. */
+  maxSessions: number;
+}
+
+/**
+ * HAProxy's agent-check answer for a reading: `down` while the browser is away, `drain` when no
+ * session slot is free (no new sessions come, the open ones keep theirs), otherwise `up` and the
+ * free share of MAX_SESSIONS as the server's weight (at least 1%), so leastconn spreads new
+ * sessions by free capacity.
+ */
+export function agentReply(reading: CapacityReading): string {
+  if (!reading.ready) return 'down\n';
+  const free = Math.max(0, reading.maxSessions - reading.sessions);
+  if (free === 0) return 'drain\n';
+  const percent = Math.max(1, Math.floor((100 * free) / Math.max(1, reading.maxSessions)));
+  return `up ${percent}%\n`;
+}
+
+/**
+ * The TCP listener HAProxy's `agent-check agent-port REPLICA_AGENT_PORT` connects to: one line per
+ * connection, then close. It says numbers only (no tenant, no session id), like /readyz.
+ */
+export async function startCapacityAgent(
+  port: number,
+  host: string,
+  read: () => CapacityReading,
+  logger: Logger,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = net.createServer((socket) => {
+    // A plain timer: an idle timeout stops counting once this side has ended.
+    const cut = setTimeout(() => socket.destroy(), AGENT_REPLY_TIMEOUT_MS);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+    // HAProxy may send agent-send text first; the answer does not depend on it, so it is not read.
+    socket.on('error', (error) =>
+      logger.debug({ err: { message: error.message } }, 'capacity agent socket error'),
+    );
+    socket.end(agentReply(read()));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  logger.info({ port: bound }, 'capacity agent listening');
+  return {
+    port: bound,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,226 @@
+// Two service replicas behind Debian's HAProxy on loopback (issue 16, docs/deployment.md): sessions
+// land on both; every call reaches its own session over POST /rpc, batches, WebSocket /rpc and
+// /mcp, through the balancer or forwarded by the replica it reached; a replica that dies fails its
+// own sessions only, with SESSION_NOT_FOUND naming it, and the other keeps working. The browser
+// tier (BROWSER_ENDPOINTS) adds its servers through startReplicaCluster's `env`.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { haproxyInstalled, startReplicaCluster, type ReplicaCluster } from '../helpers/replicaCluster.js';
+
+const CASE_TIMEOUT_MS = 120_000;
+const HAVE_HAPROXY = haproxyInstalled();
+if (!HAVE_HAPROXY)
+  console.warn('replicas.test.ts skipped: /usr/sbin/haproxy is not installed (apt-get install -y haproxy)');
+
+interface RpcAnswer {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+  id?: unknown;
+}
+
+const SESSION_NOT_FOUND = -32010;
+
+describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
+  let cluster: ReplicaCluster;
+  /** Sessions by the replica their id names. */
+  const held = new Map<string, string[]>([
+    ['r1', []],
+    ['r2', []],
+  ]);
+
+  const post = async (url: string, body: unknown, path = '/rpc'): Promise<unknown> => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': cluster.apiKey,
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new Error(
+        `HTTP ${res.status} ${text.slice(0, 200)}; haproxy: ${cluster.haproxyLogs.join('').slice(-3000)}`,
+      );
+    }
+  };
+  const rpc = async (
+    method: string,
+    params: Record<string, unknown>,
+    url = cluster.url,
+  ): Promise<RpcAnswer> => (await post(url, { jsonrpc: '2.0', id: 1, method, params })) as RpcAnswer;
+  const mark = (sid: string): string => `window.__mark = ${JSON.stringify(sid)}`;
+  const readMark = { expression: 'window.__mark' };
+  const replicaOf = (sid: string): string => /^s_([a-z0-9-]+)\./.exec(sid)?.[1] ?? 'none';
+
+  beforeAll(async () => {
+    cluster = await startReplicaCluster(['r1', 'r2']);
+    // New sessions go by free capacity and connections: create until both replicas hold two.
+    for (let i = 0; i < 12 && ![...held.values()].every((l) => l.length >= 2); i++) {
+      const created = await rpc('session.create', {});
+      const sid = String(created.result?.session_id);
+      held.get(replicaOf(sid))?.push(sid);
+      // Each session is told its own id, so every later read shows which session a call reached.
+      expect((await rpc('page.evaluate', { session_id: sid, expression: mark(sid) })).error).toBeUndefined();
+    }
+  }, 4 * CASE_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('spreads new sessions over both replicas, each id naming its replica', () => {
+    expect(held.get('r1')?.length).toBeGreaterThanOrEqual(2);
+    expect(held.get('r2')?.length).toBeGreaterThanOrEqual(2);
+    for (const sid of [...(held.get('r1') ?? []), ...(held.get('r2') ?? [])])
+      expect(sid).toMatch(/^s_r[12]\.[0-9a-f-]{36}$/);
+  });
+
+  it('the capacity agent answers HAProxy with the free share as a weight', async () => {
+    const r1 = cluster.replicas[0];
+    const line = await new Promise<string>((resolve, reject) => {
+      const socket = connect(r1?.agentPort ?? 0, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    // MAX_SESSIONS 8 with at least 2 open: at most 75% free.
+    expect(line).toMatch(/^up (\d+)%\n$/);
+    expect(Number(/\d+/.exec(line)?.[0])).toBeLessThanOrEqual(75);
+  });
+
+  it('routes POST /rpc by params.session_id: each call reaches its own session', async () => {
+    for (const sid of [...(held.get('r1') ?? []), ...(held.get('r2') ?? [])])
+      expect((await rpc('page.evaluate', { session_id: sid, ...readMark })).result).toEqual({ result: sid });
+  });
+
+  it('a batch with sessions on both replicas: the other replica’s members are forwarded', async () => {
+    const sids = [held.get('r1')?.[0], held.get('r2')?.[0], held.get('r1')?.[1], held.get('r2')?.[1]];
+    const batch = sids.map((sid, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'page.evaluate',
+      params: { session_id: sid, ...readMark },
+    }));
+    const answers = (await post(cluster.url, batch)) as RpcAnswer[];
+    expect(answers.map((a) => a.result)).toEqual(sids.map((sid) => ({ result: sid })));
+  });
+
+  it('a call sent straight to the wrong replica is forwarded to the owner', async () => {
+    const r1 = cluster.replicas.find((r) => r.id === 'r1');
+    const sid = held.get('r2')?.[0] ?? '';
+    expect((await rpc('page.evaluate', { session_id: sid, ...readMark }, r1?.url)).result).toEqual({
+      result: sid,
+    });
+    expect(r1?.logs.join('')).toMatch(/"forwardedTo":"r2"[^\n]*"outcome":"ok"[^\n]*rpc call forwarded/);
+  });
+
+  it('a WebSocket on one replica reaches sessions on both', async () => {
+    const ws = new WebSocket(`${cluster.url.replace('http', 'ws')}/rpc`, {
+      headers: { 'x-api-key': cluster.apiKey },
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const answers = new Map<number, RpcAnswer>();
+    ws.on('message', (data: Buffer) => {
+      const answer = JSON.parse(data.toString('utf8')) as RpcAnswer;
+      answers.set(Number(answer.id), answer);
+    });
+    const sids = [...(held.get('r1') ?? []), ...(held.get('r2') ?? [])];
+    sids.forEach((sid, i) =>
+      ws.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'page.evaluate',
+          params: { session_id: sid, ...readMark },
+        }),
+      ),
+    );
+    const deadline = Date.now() + 60_000;
+    while (answers.size < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    ws.close();
+    expect(sids.map((_, i) => answers.get(i)?.result)).toEqual(sids.map((sid) => ({ result: sid })));
+  });
+
+  it('/mcp tools/call reaches the session its arguments name', async () => {
+    for (const sid of [held.get('r1')?.[0], held.get('r2')?.[0]]) {
+      const answer = (await post(
+        cluster.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'page_evaluate', arguments: { session_id: sid, ...readMark } },
+        },
+        '/mcp',
+      )) as { result?: { structuredContent?: unknown; isError?: boolean } };
+      expect(answer.result?.isError).not.toBe(true);
+      expect(answer.result?.structuredContent).toEqual({ result: sid });
+    }
+  });
+
+  it('agents.* on a replica that is not the hub are answered by the hub (HUB_REPLICA r1)', async () => {
+    const r2 = cluster.replicas.find((r) => r.id === 'r2');
+    const answer = await rpc('agents.list', {}, r2?.url);
+    expect(answer.error).toBeUndefined();
+    expect(r2?.logs.join('')).toMatch(/"method":"agents.list"[^\n]*"forwardedTo":"r1"/);
+  });
+
+  it('a session of a replica no one knows is refused naming it, not answered as unknown here', async () => {
+    const sid = 's_r9.00000000-0000-4000-8000-000000000000';
+    const answer = await rpc('page.evaluate', { session_id: sid, ...readMark });
+    expect(answer.error?.code).toBe(SESSION_NOT_FOUND);
+    expect(answer.error?.data).toMatchObject({ session_id: sid, replica: 'r9', reason: 'other-replica' });
+    // The session streams are not forwarded: refused with the same naming.
+    const r1 = cluster.replicas.find((r) => r.id === 'r1');
+    const stream = await fetch(`${r1?.url}/sessions/${held.get('r2')?.[0]}/events`, {
+      headers: { 'x-api-key': cluster.apiKey },
+    });
+    expect(stream.status).toBe(404);
+    expect(((await stream.json()) as RpcAnswer).error?.data).toMatchObject({
+      replica: 'r2',
+      reason: 'other-replica',
+    });
+  });
+
+  it(
+    'a replica that dies fails only its own sessions, with SESSION_NOT_FOUND naming it',
+    async () => {
+      await cluster.kill('r2');
+      // r1's sessions keep working, over HTTP and batches.
+      for (const sid of held.get('r1') ?? [])
+        expect((await rpc('page.evaluate', { session_id: sid, ...readMark })).result).toEqual({
+          result: sid,
+        });
+      // r2's sessions: refused, naming r2 (whether HAProxy already marked it down or not).
+      for (const sid of held.get('r2') ?? []) {
+        const answer = await rpc('page.evaluate', { session_id: sid, ...readMark });
+        expect(answer.error?.code).toBe(SESSION_NOT_FOUND);
+        expect(answer.error?.data).toMatchObject({
+          session_id: sid,
+          replica: 'r2',
+          reason: 'replica-unreachable',
+        });
+      }
+      // New sessions go to the replica left.
+      const created = await rpc('session.create', {});
+      const sid = String(created.result?.session_id);
+      expect(replicaOf(sid)).toBe('r1');
+      expect((await rpc('session.close', { session_id: sid })).error).toBeUndefined();
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it('closes the surviving replica’s sessions through the balancer', async () => {
+    for (const sid of held.get('r1') ?? [])
+      expect((await rpc('session.close', { session_id: sid })).result).toMatchObject({ closed: true });
+  });
+});
