@@ -22,6 +22,7 @@ import {
   measureScale,
 } from './lib/scale.js';
 import { mainScale, scaleChartPath, scaleCounts, writeScaleChart } from './lib/scaleRun.js';
+import { mainTasks } from './lib/tasks.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
@@ -79,7 +80,7 @@ export interface BenchOptions {
    * Measure only this section: `acting`, the rows of issue 11 (floor and service); `routes`, the
    * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15.
    */
-  only?: 'acting' | 'routes' | 'scale';
+  only?: 'acting' | 'routes' | 'scale' | 'tasks';
   /**
    * The scale curve (issue 15): idle-session levels, client levels, page.text calls per level (each
    * client runs `flowsPerClient` flows, and as many in-session loop iterations).
@@ -91,6 +92,9 @@ export interface BenchOptions {
    */
   serviceEntry: ServiceEntry;
 }
+
+/** The phases `--only` runs alone. */
+const ONLY_PHASES = ['acting', 'routes', 'scale', 'tasks'] as const;
 
 export function defaultOptions(smoke = false): BenchOptions {
   const outDir = path.join(REPO_ROOT, 'bench', 'results');
@@ -164,7 +168,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale|tasks]\n',
     );
     process.exit(0);
   }
@@ -182,10 +186,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.results !== undefined) o.resultsPath = path.resolve(values.results);
   if (values.render !== undefined) o.render = path.resolve(values.render);
   if (values.only !== undefined) {
-    if (values.only !== 'acting' && values.only !== 'routes' && values.only !== 'scale')
-      throw new Error(`--only takes acting, routes or scale, got "${values.only}"`);
-    o.only = values.only;
-    o.skipPeer = true;
+    const only = ONLY_PHASES.find((phase) => phase === values.only);
+    if (only === undefined) throw new Error(`--only takes ${ONLY_PHASES.join(', ')}, got "${values.only}"`);
+    o.only = only;
+    // The agent tasks (issue 15) compare the service with the peer: they need it.
+    o.skipPeer = values.only !== 'tasks';
     // A section alone is no full report: never over bench/RESULTS.md unless --results says so.
     if (!o.smoke && values.results === undefined)
       o.resultsPath = path.join(o.outDir, `RESULTS-${values.only}.md`);
@@ -996,6 +1001,17 @@ async function cli(): Promise<void> {
     const hooks = { signal: controller.signal, onSystem: (s: BenchSystem) => systems.push(s) };
     if (options.only === 'routes') await mainRoutes(options, hooks);
     else if (options.only === 'scale') await mainScale(options, REPO_ROOT, hooks);
+    else if (options.only === 'tasks')
+      await mainTasks(
+        {
+          ...options,
+          repoRoot: REPO_ROOT,
+          commit: gitCommit(),
+          trace: process.env.TASKS_TRACE === '1',
+          ...(process.env.TASKS_ONLY ? { taskIds: process.env.TASKS_ONLY.split(',') } : {}),
+        },
+        hooks,
+      );
     else await main(options, hooks);
   } catch (error) {
     if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');

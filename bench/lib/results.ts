@@ -181,7 +181,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting' | 'routes' | 'scale';
+  only?: 'acting' | 'routes' | 'scale' | 'tasks';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;

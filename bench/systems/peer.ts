@@ -40,7 +40,7 @@ export function peerPackage(): { cli: string; version: string; playwright: strin
   };
 }
 
-interface ToolReply {
+export interface ToolReply {
   /** The text parts, joined: what an agent reads. */
   text: string;
   /** Characters of every text part. */
@@ -83,7 +83,7 @@ export function refFor(snapshot: string, target: Target): string | undefined {
   return re.exec(snapshot)?.[1];
 }
 
-class PeerSession implements BenchSession {
+export class PeerSession implements BenchSession {
   private lastSnapshot = '';
 
   constructor(
@@ -252,7 +252,7 @@ export class PeerSystem implements BenchSystem {
     if (this.roots.length === 0) throw new Error('peer: connected, but no Chromium process found under it');
   }
 
-  async createSession(options: { open?: boolean } = {}): Promise<BenchSession> {
+  async createSession(options: { open?: boolean } = {}): Promise<PeerSession> {
     const client = new Client({ name: `bench-peer-${++this.clients}`, version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${this.port}/mcp`));
     await client.connect(transport, { timeout: this.options.timeoutMs });
@@ -265,6 +265,12 @@ export class PeerSystem implements BenchSystem {
       throw error;
     }
     return session;
+  }
+
+  /** The peer's working directory, its workspace root: the only files its tools may read. */
+  workspace(): string {
+    if (this.outDir === undefined) throw new Error('peer not started');
+    return this.outDir;
   }
 
   browserRoots(): number[] {

@@ -207,7 +207,8 @@ export class ServiceSession implements BenchSession {
     private readonly id: string,
   ) {}
 
-  private call(method: string, params: Record<string, unknown> = {}) {
+  /** One call of this session (the task suite calls methods as an agent does). */
+  call(method: string, params: Record<string, unknown> = {}) {
     return this.rpc.call(method, { session_id: this.id, ...params });
   }
 
