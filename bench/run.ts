@@ -23,6 +23,8 @@ import {
 } from './lib/scale.js';
 import { mainScale, scaleChartPath, scaleCounts, writeScaleChart } from './lib/scaleRun.js';
 import { mainTasks } from './lib/tasks.js';
+import { CHURN_TIMEOUT_MS, measureChurn } from './lib/churn.js';
+import { mainChurn } from './lib/churnMain.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
@@ -78,9 +80,10 @@ export interface BenchOptions {
   render?: string;
   /**
    * Measure only this section: `acting`, the rows of issue 11 (floor and service); `routes`, the
-   * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15.
+   * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15; `churn`, session creation under churn
+   * (issue 15); `tasks`, the agent tasks (issue 15).
    */
-  only?: 'acting' | 'routes' | 'scale' | 'tasks';
+  only?: 'acting' | 'routes' | 'scale' | 'tasks' | 'churn';
   /**
    * The scale curve (issue 15): idle-session levels, client levels, page.text calls per level (each
    * client runs `flowsPerClient` flows, and as many in-session loop iterations).
@@ -94,7 +97,7 @@ export interface BenchOptions {
 }
 
 /** The phases `--only` runs alone. */
-const ONLY_PHASES = ['acting', 'routes', 'scale', 'tasks'] as const;
+const ONLY_PHASES = ['acting', 'routes', 'scale', 'tasks', 'churn'] as const;
 
 export function defaultOptions(smoke = false): BenchOptions {
   const outDir = path.join(REPO_ROOT, 'bench', 'results');
@@ -168,7 +171,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale|tasks]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale|tasks|churn]\n',
     );
     process.exit(0);
   }
@@ -598,6 +601,17 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         })
       : undefined;
 
+    // ---- session creation under churn (issue 15): back to back and in bursts, no idle gap ----
+    const churn = wholeRun
+      ? await guard(measureChurn(floor, service, options, log), 'churn phase', CHURN_TIMEOUT_MS).catch(
+          (error: unknown) => {
+            if (signal.aborted) throw error;
+            recordError('churn', service, 'churn', error);
+            return undefined;
+          },
+        )
+      : undefined;
+
     // ---- Playwright's own networkidle on the floor: does it fire at all on /projects? ----
     const probeMs = options.smoke ? 3000 : 5000;
     const floorNativeNetworkidle = !wholeRun
@@ -888,6 +902,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       throughput,
       ...(routes ? { routes } : {}),
       ...(scale ? { scale } : {}),
+      ...(churn ? { churn } : {}),
       targets: [],
       errors,
     };
@@ -1012,6 +1027,8 @@ async function cli(): Promise<void> {
         },
         hooks,
       );
+    else if (options.only === 'churn')
+      await mainChurn(options, hooks, { root: REPO_ROOT, commit: gitCommit() });
     else await main(options, hooks);
   } catch (error) {
     if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');

@@ -14,6 +14,7 @@ import { SEED000_ROUTES, seed000Router } from './http/seed000Api.js';
 import { screencastRouter } from './http/screencast.js';
 import { uiRouter } from './http/uiRoute.js';
 import type { ScreencastHub } from './browser/screencast.js';
+import type { ServiceCapacity } from './browser/poolPolicy.js';
 import { MCP_PATH, mcpRouter } from './mcp/mcpRoute.js';
 import type { ToolAvailability } from './mcp/toolAvailability.js';
 import type { Logger } from './observability/logger.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   screencasts?: ScreencastHub;
   /** Opens a feed of a session's event log for GET /sessions/{id}/events. */
   openEventFeed: OpenEventFeed;
+  /** Sessions and free slots for GET /readyz; without it /readyz reports the browser only. */
+  capacity?: () => ServiceCapacity;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -54,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   // Before anything is served or counted: a DNS-rebinding page must get nothing but the refusal.
   app.use(requireAllowedHost(config.allowedHosts));
   app.use(requestId);
-  app.use(healthRouter(deps.browser));
+  app.use(healthRouter(deps.browser, deps.capacity));
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
   // Before the key check: OAuth discovery gets 404, not a 401 that would send MCP clients to sign in.
   app.use(noOAuthRouter());

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
+import { loadPoolConfig, type PoolConfig } from './configPool.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 import { loadLiveConfig, type LiveConfig } from './configLive.js';
 import { loadReplicaConfig, type ReplicaConfig } from './configReplicas.js';
@@ -11,7 +12,7 @@ import { loadUiConfig, type UiConfig } from './configUi.js';
  * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
-export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig {
+export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig, PoolConfig {
   port: number;
   host: string;
   /**
@@ -27,7 +28,6 @@ export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfi
   maxSessions: number;
   /** MAX_SESSIONS_PER_KEY, resolved: the configured value, or MAX_SESSIONS shared among API_KEY's keys. */
   maxSessionsPerKey: number;
-  poolSize: number;
   poolRefillIdleMs: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
@@ -278,8 +278,11 @@ export function loadConfig(env: Source = process.env): Config {
     janitorIntervalMs: int('JANITOR_INTERVAL_MS', get('JANITOR_INTERVAL_MS'), 10),
     maxSessions,
     maxSessionsPerKey,
-    poolSize: int('POOL_SIZE', get('POOL_SIZE'), 0, 100),
     poolRefillIdleMs: int('POOL_REFILL_IDLE_MS', get('POOL_REFILL_IDLE_MS'), 0, 600_000),
+    ...loadPoolConfig(
+      (key, min, max) => int(key, get(key), min, max),
+      (key, message) => new ConfigError(key, message),
+    ),
     rateLimitMax: int('RATE_LIMIT_MAX', get('RATE_LIMIT_MAX'), 1),
     rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS', get('RATE_LIMIT_WINDOW_MS'), 100),
     bodyLimit,

@@ -6,6 +6,7 @@ import { BODY_CAP_KEYS } from './configCaps.js';
 import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
 import { LIVE_CONFIG_KEYS } from './configLive.js';
 import { REPLICA_KEYS } from './configReplicas.js';
+import { POOL_CONFIG_KEYS } from './configPool.js';
 import { UI_KEYS } from './configUi.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
@@ -101,8 +102,9 @@ export const CONFIG_KEYS = {
     default: '150',
     group: 'sessions',
     description:
-      'The pool refills only after no call ran for this long: creating a context costs Chromium CPU that would otherwise slow the calls in progress.',
+      'While no creates are arriving, the pool refills only after no call ran for this long: creating a context costs Chromium CPU that would otherwise slow the calls in progress (under demand see POOL_MAX_OPENING).',
   },
+  ...POOL_CONFIG_KEYS,
   RATE_LIMIT_MAX: {
     default: '3000',
     group: 'http',

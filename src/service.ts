@@ -135,8 +135,13 @@ export async function startService(
       ttlMs: config.sessionTtlMs,
       janitorIntervalMs: config.janitorIntervalMs,
       closeTimeoutMs: config.sessionCloseTimeoutMs,
-      poolSize: config.poolSize,
-      poolRefillIdleMs: config.poolRefillIdleMs,
+      pool: {
+        minSize: config.poolSize,
+        maxSize: config.poolMaxSize,
+        maxOpening: config.poolMaxOpening,
+        windowMs: config.poolDemandWindowMs,
+        refillIdleMs: config.poolRefillIdleMs,
+      },
       context: { clipboardChars: config.maxClipboardChars },
       idPrefix: sessionIdPrefix(config.replicaId),
       session: {
@@ -162,6 +167,7 @@ export async function startService(
       created: () => metrics.sessionsCreated.inc(),
       expired: () => metrics.sessionsExpired.inc(),
       countChanged: (n) => metrics.sessionsActive.set(n),
+      poolTaken: (hit) => metrics.poolTakes.inc({ outcome: hit ? 'hit' : 'miss' }),
     },
   );
   sessions.startJanitor();
@@ -260,6 +266,7 @@ export async function startService(
     openrpc,
     screencasts,
     openEventFeed: (id, caller, options, sink) => openFeed(sessions, id, caller, options, sink),
+    capacity: () => sessions.capacity(),
   });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {

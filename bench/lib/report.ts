@@ -3,6 +3,7 @@ import { format, resolveConfig } from 'prettier';
 import type { SystemName } from '../systems/types.js';
 import { routesSection } from './routesRow.js';
 import { scaleSection } from './scale.js';
+import { churnSection } from './churn.js';
 import {
   ACTING_OP_IDS,
   ACTION_OPS,
@@ -249,6 +250,7 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   if (r.routes) out.push(...routesSection(r.routes));
   // The chart is written next to the report (bench/scale.svg beside bench/RESULTS.md).
   if (r.scale) out.push(...scaleSection(r.scale, r.scale.chart?.split('/').at(-1)));
+  if (r.churn) out.push(...churnSection(r.churn));
 
   out.push('## Chromium memory per idle session (PSS, MiB; sessions open on /static)');
   out.push('');

@@ -3,6 +3,7 @@ import type { Summary } from './stats.js';
 import type { ActionKind, SystemName, Target, TextRead } from '../systems/types.js';
 import type { RoutesRowResult } from './routesRow.js';
 import { scaleTargets, type ScaleResult } from './scale.js';
+import { churnTargets, type ChurnResult } from './churn.js';
 
 /**
  * The actions of issue 11 timed one call each (floor: the bare Playwright call; service: the method,
@@ -181,7 +182,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting' | 'routes' | 'scale' | 'tasks';
+  only?: 'acting' | 'routes' | 'scale' | 'tasks' | 'churn';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;
@@ -212,6 +213,8 @@ export interface BenchResults {
   routes?: RoutesRowResult;
   /** The scale curve of issue 15; absent from raw files of runs before it was measured. */
   scale?: ScaleResult;
+  /** Session creation under churn (issue 15); absent from raw files of runs before it was measured. */
+  churn?: ChurnResult;
   targets: TargetResult[];
   errors: BenchError[];
 }
@@ -380,6 +383,7 @@ export function computeTargets(r: BenchResults): TargetResult[] {
   out.push(...snapshotTargets(r));
   out.push(...actingTargets(r));
   if (r.scale) out.push(...scaleTargets(r.scale));
+  if (r.churn) out.push(...churnTargets(r.churn));
   return out;
 }
 

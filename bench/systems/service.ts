@@ -417,6 +417,14 @@ export class ServiceSystem implements BenchSystem {
    * The sum of rpc_request_duration_seconds, over every method or only `method` (page.act's steps go
    * through the dispatcher too: counting them as well would count their time twice).
    */
+  /** The /metrics text (the churn phase reads the pool's hits and misses from it). */
+  async metricsText(): Promise<string> {
+    if (!this.rpc) throw new Error('service not started');
+    const { status, body } = await this.rpc.get('/metrics');
+    if (status !== 200) throw new Error(`/metrics answered ${status}`);
+    return body;
+  }
+
   async serverClockMs(method?: string): Promise<number> {
     if (!this.rpc) throw new Error('service not started');
     const { status, body } = await this.rpc.get('/metrics');

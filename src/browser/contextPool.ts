@@ -1,8 +1,10 @@
+import { performance } from 'node:perf_hooks';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 import type { BrowserHost } from './browserHost.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
+import type { PoolPolicy } from './poolPolicy.js';
 import { installClipboard } from './sessionClipboard.js';
 
 /** Context defaults: 1280×800, no service workers (routing cannot see through them). */
@@ -96,38 +98,51 @@ async function openContextUnbounded(
 }
 
 /**
- * How often a refill that is waiting for the service to go idle looks again. Creating a context
- * costs Chromium 100-400 ms of CPU: done while a call runs, on a 2-core machine it doubles that
- * call's time, so the pool refills only when no call has run for POOL_REFILL_IDLE_MS.
+ * How often a refill that is waiting (for the service to go idle, or for calls to end) looks again.
+ * Creating a context costs Chromium 100-400 ms of CPU: done while a call runs, on a 2-core machine
+ * it slows that call, so how many openings run at once is the policy's (poolPolicy.ts).
  */
 const REFILL_RECHECK_MS = 50;
 
+/** What the pool needs to know of the service's load when it decides. */
+export interface PoolActivity {
+  /** Session calls running now. */
+  callsRunning: number;
+  /** Milliseconds since a call, create or close last ran (0 while one runs). */
+  idleMs: number;
+}
+
 /**
- * A few ready contexts (default options, a blank page each), so session.create hands one out at
- * once instead of waiting ~100-400 ms for Chromium. Refilled in the background, one at a time, only
- * while `room()` says another context may exist (MAX_SESSIONS counts pooled contexts too) and
- * `idle()` says no call is running; under steady load the pool stays empty and creates are inline.
+ * Ready contexts (default options, a blank page each), so session.create hands one out at once
+ * instead of waiting ~100-400 ms for Chromium. Refilled in the background as `policy` says (sized from
+ * the recent creates, a bounded number of openings at once, yielding to running calls), only while
+ * `room()` says another context may exist (MAX_SESSIONS counts pooled contexts too).
  */
 export class ContextPool {
   private ready: OpenedContext[] = [];
   private pending = 0;
-  private filling: Promise<void> | undefined;
+  private readonly openings = new Set<Promise<void>>();
+  /** An opening failed: no new one until the next take or relaunch (a broken browser must not spin). */
+  private stalled = false;
   private closed = false;
   private recheck: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly host: BrowserHost,
     private readonly limits: ContextLimits,
-    private readonly size: number,
+    private readonly policy: PoolPolicy,
     private readonly room: () => number,
-    private readonly idle: () => boolean,
+    private readonly activity: () => PoolActivity,
     private readonly logger: Logger,
   ) {
     host.on('lost', () => {
       // The contexts died with the browser.
       this.ready = [];
     });
-    host.on('relaunched', () => this.fill());
+    host.on('relaunched', () => {
+      this.stalled = false;
+      this.fill();
+    });
   }
 
   /** Ready plus being made: what the pool holds against MAX_SESSIONS. */
@@ -135,9 +150,17 @@ export class ContextPool {
     return this.ready.length + this.pending;
   }
 
-  /** A ready context, or undefined when none is; starts a refill either way. */
+  /** Ready contexts now. */
+  get readyCount(): number {
+    return this.ready.length;
+  }
+
+  /** A ready context, or undefined when none is; counts as demand and starts a refill either way. */
   take(): OpenedContext | undefined {
+    if (this.policy.limits.minSize === 0) return undefined;
+    this.policy.recordCreate(Date.now());
     const item = this.ready.shift();
+    this.stalled = false;
     this.fill();
     return item;
   }
@@ -153,16 +176,24 @@ export class ContextPool {
   }
 
   fill(): void {
-    if (this.filling !== undefined || this.recheck !== undefined || this.size === 0 || this.closed) return;
+    if (this.closed || this.stalled || this.policy.limits.minSize === 0) return;
     // While the browser relaunches there is nothing to fill; its `relaunched` event calls fill().
-    if (!this.host.ready || this.ready.length >= this.size || this.room() <= 0) return;
-    if (!this.idle()) {
-      this.later();
-      return;
-    }
-    this.filling = this.loop().finally(() => {
-      this.filling = undefined;
+    if (!this.host.ready) return;
+    const { callsRunning, idleMs } = this.activity();
+    const decision = this.policy.decide({
+      now: Date.now(),
+      ready: this.ready.length,
+      opening: this.pending,
+      room: this.room(),
+      callsRunning,
+      idleMs,
     });
+    for (let k = 0; k < decision.shrink; k++) {
+      const item = this.ready.pop();
+      if (item !== undefined) void closeQuietly(item, this.logger);
+    }
+    for (let k = 0; k < decision.open; k++) this.openOne();
+    if (decision.waiting) this.later();
   }
 
   /** Looks again after REFILL_RECHECK_MS: never a synchronous retry, so a refill cannot spin. */
@@ -175,34 +206,40 @@ export class ContextPool {
     this.recheck.unref();
   }
 
-  private async loop(): Promise<void> {
-    while (!this.closed && this.host.ready && this.ready.length < this.size && this.room() > 0) {
-      if (!this.idle()) {
-        // A call started: come back when the service is idle again.
-        this.later();
-        return;
-      }
-      this.pending++;
-      let item: OpenedContext;
-      try {
-        item = await openContext(this.host, this.limits);
-      } catch (error) {
-        this.logger.warn({ err: error }, 'pre-creating a context failed; the pool refills on the next take');
-        return;
-      } finally {
-        this.pending--;
-      }
-      // A create may have taken the last slot while this context was being made (room() counts
-      // it as pending until now): never hold more contexts than MAX_SESSIONS allows.
-      if (this.closed || !this.host.ready || this.room() < 0) await closeQuietly(item, this.logger);
-      else this.ready.push(item);
-    }
+  private openOne(): void {
+    this.pending++;
+    const started = performance.now();
+    const opening = openContext(this.host, this.limits)
+      .then(
+        async (item) => {
+          this.policy.recordOpen(performance.now() - started);
+          this.pending--;
+          // A create may have taken the last slot while this context was being made: room() no
+          // longer counts this one, so it needs room for one more. Never hold more contexts than
+          // MAX_SESSIONS allows.
+          if (this.closed || !this.host.ready || this.room() < 1) await closeQuietly(item, this.logger);
+          else this.ready.push(item);
+        },
+        (error: unknown) => {
+          this.pending--;
+          this.stalled = true;
+          this.logger.warn(
+            { err: error },
+            'pre-creating a context failed; the pool refills on the next take',
+          );
+        },
+      )
+      .finally(() => {
+        this.openings.delete(opening);
+        this.fill();
+      });
+    this.openings.add(opening);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.recheck);
-    await this.filling;
+    await Promise.all([...this.openings]);
     const items = this.ready;
     this.ready = [];
     await Promise.all(items.map((i) => closeQuietly(i, this.logger)));

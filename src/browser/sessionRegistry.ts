@@ -23,6 +23,7 @@ import {
   type OpenedContext,
   pooledWillDo,
 } from './contextPool.js';
+import { PoolPolicy, capacityOf, type PoolPolicyLimits, type ServiceCapacity } from './poolPolicy.js';
 import { Session, type SessionOptions } from './session.js';
 import { SessionOwners, reaches, type SessionCaller } from './sessionOwners.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -37,10 +38,8 @@ export interface SessionRegistryOptions {
   ttlMs: number;
   janitorIntervalMs: number;
   closeTimeoutMs: number;
-  /** Ready contexts kept for session.create (POOL_SIZE); 0 turns the pool off. */
-  poolSize: number;
-  /** The pool refills only after no call has run for this long (POOL_REFILL_IDLE_MS). */
-  poolRefillIdleMs: number;
+  /** The warm pool's limits (POOL_SIZE, POOL_MAX_SIZE, POOL_MAX_OPENING, ...); minSize 0 turns it off. */
+  pool: PoolPolicyLimits;
   /** What every context is made with (MAX_CLIPBOARD_CHARS), pooled or not. */
   context: ContextLimits;
   session: SessionOptions;
@@ -52,6 +51,8 @@ export interface SessionHooks {
   created?: () => void;
   expired?: () => void;
   countChanged?: (active: number) => void;
+  /** A create with default options asked the pool: `hit` when it got a ready context. */
+  poolTaken?: (hit: boolean) => void;
 }
 
 export type NewSessionOptions = ContextOverrides;
@@ -87,9 +88,9 @@ export class SessionRegistry {
     this.pool = new ContextPool(
       host,
       options.context,
-      options.poolSize,
+      new PoolPolicy(options.pool),
       () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
-      () => this.idleFor() >= this.options.poolRefillIdleMs,
+      () => ({ callsRunning: this.list().filter((s) => s.busy).length, idleMs: this.idleFor() }),
       logger,
     );
     this.pool.fill();
@@ -132,6 +133,7 @@ export class SessionRegistry {
   private async openFor(options: NewSessionOptions): Promise<OpenedContext> {
     if (pooledWillDo(options)) {
       const pooled = this.pool.take();
+      this.hooks.poolTaken?.(pooled !== undefined);
       if (pooled !== undefined) {
         if (options.viewport === undefined || options.viewport === null) return pooled;
         try {
@@ -188,6 +190,11 @@ export class SessionRegistry {
       last = Math.max(last, s.lastUsedAt);
     }
     return now - last;
+  }
+
+  /** What /readyz tells a load balancer: counts only, nothing of any tenant. */
+  capacity(): ServiceCapacity {
+    return capacityOf(this.options.maxSessions, this.sessions.size, this.reserved, this.pool.readyCount);
   }
 
   /** Any live session, whoever owns it: for the service itself, never for a caller's lookup. */

@@ -55,6 +55,12 @@ export class Metrics {
   );
   readonly sessionsActive = gauge(this.registry, 'browser_sessions_active', 'Open browser sessions');
   readonly sessionsCreated = counter(this.registry, 'browser_sessions_created_total', 'Sessions created');
+  readonly poolTakes = counter(
+    this.registry,
+    'browser_pool_takes_total',
+    'Session creates with default options by whether the warm pool had a ready context (hit) or not (miss)',
+    ['outcome'] as const,
+  );
   readonly sessionsExpired = counter(
     this.registry,
     'browser_sessions_expired_total',
