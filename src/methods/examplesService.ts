@@ -265,7 +265,9 @@ export const serviceExamples: Record<string, MethodExample[]> = {
     {
       name: 'the tabs of the CDP_URL browser',
       params: {},
-      result: { tabs: [{ tabId: TAB, url: `${O}/projects`, title: 'Projects', session_id: null }] },
+      result: {
+        tabs: [{ tabId: TAB, url: `${O}/projects`, title: 'Projects', session_id: null, attached: false }],
+      },
     },
   ],
   'tabs.open': [
