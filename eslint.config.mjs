@@ -322,6 +322,7 @@ export default tseslint.config(
       'src/configPool.ts',
       'src/configUi.ts',
       'src/configReplicas.ts',
+      'src/configBrowserTier.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -339,9 +340,10 @@ export default tseslint.config(
                 '!./configPool.js',
                 '!./configUi.js',
                 '!./configReplicas.js',
+                '!./configBrowserTier.js',
               ],
               message:
-                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configUi.ts and configReplicas.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configUi.ts, configReplicas.ts and configBrowserTier.ts import nothing of the project but each other',
             },
           ],
         },

@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import type { BrowserHost } from './browser/browserHost.js';
+import type { BrowserSource } from './browser/browserSource.js';
 import type { Config } from './config.js';
 import { eventStreamRouter, type OpenEventFeed } from './http/eventStream.js';
 import { healthRouter } from './http/health.js';
@@ -27,7 +27,7 @@ import type { OpenRpcDocument } from './rpc/openrpc.js';
 export interface AppDeps {
   config: Config;
   dispatcher: RpcDispatcher;
-  browser: BrowserHost;
+  browser: BrowserSource;
   metrics: Metrics;
   logger: Logger;
   /** Which optional MCP tools can work here (tabs_* need CDP_URL, agents_* a connected agent). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
+import { loadBrowserTierConfig, type BrowserTierConfig } from './configBrowserTier.js';
 import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
 import { loadPoolConfig, type PoolConfig } from './configPool.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
@@ -12,7 +13,8 @@ import { loadUiConfig, type UiConfig } from './configUi.js';
  * Validated configuration. Read once, in one place; a bad value stops start-up naming the variable.
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
-export interface Config extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig, PoolConfig {
+export interface Config
+  extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig, PoolConfig, BrowserTierConfig {
   port: number;
   host: string;
   /**
@@ -345,6 +347,7 @@ export function loadConfig(env: Source = process.env): Config {
       (key, min, max) => int(key, get(key), min, max),
       (key, message) => new ConfigError(key, message),
     ),
+    ...loadBrowserTierConfig(get, maxSessions, (key, message) => new ConfigError(key, message)),
     maxUploadBytes,
     maxScreenshotBytes: int('MAX_SCREENSHOT_BYTES', get('MAX_SCREENSHOT_BYTES'), 1),
     maxEvaluateResultChars: int('MAX_EVALUATE_RESULT_CHARS', get('MAX_EVALUATE_RESULT_CHARS'), 1),

@@ -3,6 +3,7 @@
 // in configCaps.ts, configIdempotency.ts and configUi.ts, and splitting the rest would split one table.
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
+import { BROWSER_TIER_KEYS } from './configBrowserTier.js';
 import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
 import { LIVE_CONFIG_KEYS } from './configLive.js';
 import { REPLICA_KEYS } from './configReplicas.js';
@@ -154,6 +155,7 @@ export const CONFIG_KEYS = {
     group: 'browser',
     description: "The browser binary; when unset, Playwright's download, else the system's Chromium.",
   },
+  ...BROWSER_TIER_KEYS,
   LOG_LEVEL: {
     default: 'info',
     group: 'process',

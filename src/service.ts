@@ -7,9 +7,9 @@ import { AgentRegistry } from './hub/agentRegistry.js';
 import { CdpTabs } from './cdp/cdpTabs.js';
 import { EvaluationLog } from './hub/evaluationLog.js';
 import { createApp } from './app.js';
-import { BrowserHost } from './browser/browserHost.js';
-import { resolveBrowser, serviceLaunchArgs } from './browser/browserResolve.js';
-import { EgressProxy } from './browser/egressProxy.js';
+import { resolveBrowser } from './browser/browserResolve.js';
+import { startBrowser } from './browserSetup.js';
+import type { BrowserTier } from './browser/browserTier.js';
 import { SessionRegistry } from './browser/sessionRegistry.js';
 import { ScreencastHub } from './browser/screencast.js';
 import { UrlPolicy } from './browser/urlPolicy.js';
@@ -84,6 +84,8 @@ export interface RunningService {
   watchdog: MemoryWatchdog;
   /** The live views in progress (the console's GET /sessions/{id}/screencast). */
   screencasts: ScreencastHub;
+  /** The remote browser tier, with BROWSER_ENDPOINTS. */
+  tier: BrowserTier | undefined;
   close(): Promise<void>;
 }
 
@@ -101,29 +103,18 @@ export async function startService(
   logger: Logger,
   options: { metrics?: Metrics } = {},
 ): Promise<RunningService> {
-  const resolved = resolveBrowser(config.chromiumPath);
-  if ('tried' in resolved) throw new BrowserNotFoundError(resolved.tried);
   const metrics = options.metrics ?? new Metrics();
   const policy = new UrlPolicy(config.allowHostRegex);
-  const proxy = new EgressProxy(policy, (b) =>
-    logger.debug({ url: b.url, reason: b.reason }, 'request blocked by the allow-list'),
-  );
-  const proxyServer = await proxy.start();
-  const browser = new BrowserHost({
-    executablePath: resolved.executablePath,
-    headless: config.headless,
-    args: serviceLaunchArgs(process.getuid?.() === 0),
-    proxyServer,
-    launchTimeoutMs: config.browserLaunchTimeoutMs,
+  const { browser, proxy, tier } = await startBrowser(
+    config,
+    policy,
+    () => {
+      const resolved = resolveBrowser(config.chromiumPath);
+      if ('tried' in resolved) throw new BrowserNotFoundError(resolved.tried);
+      return resolved;
+    },
     logger,
-  });
-  try {
-    await browser.start();
-  } catch (error) {
-    await proxy.close();
-    throw error;
-  }
-  logger.info({ executablePath: resolved.executablePath, source: resolved.source }, 'browser resolved');
+  );
   browser.on('lost', () => metrics.browserRestarts.inc());
 
   const sessions = new SessionRegistry(
@@ -332,5 +323,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, port, server, services, dispatcher, idempotency, watchdog, screencasts, close };
+  return { url, port, server, services, dispatcher, idempotency, watchdog, screencasts, tier, close };
 }

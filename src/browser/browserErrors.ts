@@ -50,7 +50,7 @@ export class SessionQueueFullError extends ServiceError {
   }
 }
 
-export type MissingReason = 'unknown' | 'closed' | 'expired' | 'browser-restarted';
+export type MissingReason = 'unknown' | 'closed' | 'expired' | 'browser-restarted' | 'browser-server-lost';
 
 export class SessionNotFoundError extends ServiceError {
   constructor(
@@ -63,6 +63,7 @@ export class SessionNotFoundError extends ServiceError {
       closed: 'the session was closed',
       expired: `the session expired after being idle${detail}`,
       'browser-restarted': 'the browser restarted and its sessions were lost',
+      'browser-server-lost': 'its browser server (BROWSER_ENDPOINTS) went away and took the session with it',
     };
     super(
       'SESSION_NOT_FOUND',
@@ -85,6 +86,17 @@ export class NavigationBlockedError extends ServiceError {
         ? `Navigation to ${url} blocked: ${reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`
         : `Navigation to ${url} was blocked: it led to ${blockedUrl}, which is outside the allow-list (${reason}).`,
       { url, reason, ...(blockedUrl === undefined ? {} : { blockedUrl }) },
+    );
+  }
+}
+
+/** A remote browser server went away under a call: its sessions are lost, the others are not. */
+export class BrowserServerLostError extends ServiceError {
+  constructor(readonly sessionId: string) {
+    super(
+      'RESOURCE_UNAVAILABLE',
+      `The browser server of session ${sessionId} went away while the call ran; the session is lost. Create a new session (it goes to a browser server that is up) and retry.`,
+      { session_id: sessionId, reason: 'browser-server-lost', retryAfterMs: 1000 },
     );
   }
 }

@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { refusedBeforeRun } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import { BrowserUnavailableError } from './browserErrors.js';
+import type { BrowserSourceEvents } from './browserSource.js';
 
 /** Relaunch back-off after the browser dies: quick first, capped so a broken install does not spin. */
 const RELAUNCH_DELAYS_MS = [0, 500, 1000, 2000, 5000];
@@ -20,10 +21,7 @@ export interface BrowserHostOptions {
   logger: Logger;
 }
 
-export interface BrowserHostEvents {
-  lost: [];
-  relaunched: [];
-}
+export type BrowserHostEvents = BrowserSourceEvents;
 
 /**
  * Owns the one shared Chromium: launches it at start-up, watches `disconnected`, relaunches it when

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
-import type { BrowserHost } from './browserHost.js';
+import type { BrowserSource } from './browserSource.js';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
 import type { PoolPolicy } from './poolPolicy.js';
@@ -57,7 +57,7 @@ export async function closeQuietly(item: OpenedContext, logger: Logger): Promise
 
 /** A new isolated context with its one page, on the shared browser, within OPEN_CONTEXT_TIMEOUT_MS. */
 export async function openContext(
-  host: BrowserHost,
+  host: BrowserSource,
   limits: ContextLimits,
   overrides: ContextOverrides = {},
 ): Promise<OpenedContext> {
@@ -74,7 +74,7 @@ export async function openContext(
 }
 
 async function openContextUnbounded(
-  host: BrowserHost,
+  host: BrowserSource,
   limits: ContextLimits,
   overrides: ContextOverrides,
 ): Promise<OpenedContext> {
@@ -128,7 +128,7 @@ export class ContextPool {
   private recheck: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly host: BrowserHost,
+    private readonly host: BrowserSource,
     private readonly limits: ContextLimits,
     private readonly policy: PoolPolicy,
     private readonly room: () => number,
@@ -138,6 +138,10 @@ export class ContextPool {
     host.on('lost', () => {
       // The contexts died with the browser.
       this.ready = [];
+    });
+    host.on('browserLost', (browser) => {
+      // One remote browser server went away: only its contexts died.
+      this.ready = this.ready.filter((item) => item.context.browser() !== browser);
     });
     host.on('relaunched', () => {
       this.stalled = false;

@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { PROXY_REALM, type ProxyCredentials } from './proxyCredentials.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 /** Marks a response the proxy refused, so a session can tell a blocked request from a real 403. */
@@ -25,7 +26,23 @@ const HOP_BY_HOP = new Set([
 export interface BlockedRequest {
   url: string;
   reason: string;
+  /** The context the request came from, when the proxy checks per-context logins (remote browsers). */
+  context?: string;
 }
+
+/** Where the proxy listens and how browsers reach it, and whether it checks per-context logins. */
+export interface EgressProxyOptions {
+  /** EGRESS_PROXY_HOST: the address it binds (loopback unless remote browser servers must reach it). */
+  host: string;
+  /** EGRESS_PROXY_PORT: 0 for any free port. */
+  port: number;
+  /** EGRESS_PROXY_ADVERTISED_HOST: the name or address browsers are told to use. */
+  advertisedHost: string;
+  /** Set for remote browsers: every request must carry a live per-context login, else 407. */
+  credentials?: ProxyCredentials;
+}
+
+const LOCAL_ONLY: EgressProxyOptions = { host: '127.0.0.1', port: 0, advertisedHost: '127.0.0.1' };
 
 /**
  * The browser's only way out. Chromium is launched with this proxy (loopback included), so every
@@ -41,6 +58,7 @@ export class EgressProxy {
   constructor(
     private readonly policy: UrlPolicy,
     private readonly onBlocked: (blocked: BlockedRequest) => void = () => undefined,
+    private readonly options: EgressProxyOptions = LOCAL_ONLY,
   ) {}
 
   async start(): Promise<string> {
@@ -57,14 +75,25 @@ export class EgressProxy {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(this.options.port, this.options.host, () => resolve());
     });
     this.server = server;
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('egress proxy has no TCP address');
     // A page sending a request to the proxy itself would make it a second, unchecked hop.
-    this.policy.refuseOwnPort(address.port, '127.0.0.1');
-    return `http://127.0.0.1:${address.port}`;
+    this.policy.refuseOwnPort(address.port, this.options.host);
+    this.policy.refuseOwnPort(address.port, this.options.advertisedHost);
+    const host = this.options.advertisedHost;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  }
+
+  /**
+   * With per-context logins (remote browsers), the context a request comes from; undefined when the
+   * request has no live login (the caller answers 407). Without them, '' (the local browser).
+   */
+  private login(req: http.IncomingMessage): string | undefined {
+    const credentials = this.options.credentials;
+    return credentials === undefined ? '' : credentials.check(req);
   }
 
   async close(): Promise<void> {
@@ -99,8 +128,8 @@ export class EgressProxy {
     };
   }
 
-  private refuse(res: http.ServerResponse, url: string, reason: string): void {
-    this.onBlocked({ url, reason });
+  private refuse(res: http.ServerResponse, url: string, reason: string, context: string): void {
+    this.onBlocked({ url, reason, ...(context === '' ? {} : { context }) });
     const body = `<!doctype html><title>Blocked</title><p>Blocked by the service's allow-list: ${escapeHtml(reason)}</p>`;
     res.writeHead(403, {
       'content-type': 'text/html; charset=utf-8',
@@ -112,8 +141,19 @@ export class EgressProxy {
 
   private handleRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
     const target = req.url ?? '';
+    const context = this.login(req);
+    if (context === undefined) {
+      res.writeHead(407, {
+        'proxy-authenticate': `Basic realm="${PROXY_REALM}"`,
+        'content-type': 'text/plain; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'close',
+      });
+      res.end("Proxy authentication required: this proxy serves only the service's own browser contexts.");
+      return;
+    }
     const verdict = this.policy.checkRequest(target);
-    if (!verdict.allowed) return this.refuse(res, verdict.url, verdict.reason);
+    if (!verdict.allowed) return this.refuse(res, verdict.url, verdict.reason, context);
     const url = new URL(verdict.url);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
@@ -155,23 +195,34 @@ export class EgressProxy {
     socket.on('error', () => socket.destroy());
   }
 
-  private refuseRaw(socket: Duplex, url: string, reason: string): void {
-    this.onBlocked({ url, reason });
+  private refuseRaw(socket: Duplex, url: string, reason: string, context: string): void {
+    this.onBlocked({ url, reason, ...(context === '' ? {} : { context }) });
     socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
+  }
+
+  /** A tunnel or upgrade without a live per-context login: 407, and the socket closes. */
+  private challengeRaw(socket: Duplex): void {
+    socket.end(
+      `HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="${PROXY_REALM}"\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+    );
   }
 
   private handleConnect(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     this.guard(socket);
+    const context = this.login(req);
+    if (context === undefined) return this.challengeRaw(socket);
     const [host = '', port = '443'] = splitHostPort(req.url ?? '');
     const verdict = this.policy.checkOrigin(host, port);
-    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason);
+    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason, context);
     this.tunnel(socket, host, Number(port), head, 'HTTP/1.1 200 Connection Established\r\n\r\n');
   }
 
   private handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     this.guard(socket);
+    const context = this.login(req);
+    if (context === undefined) return this.challengeRaw(socket);
     const verdict = this.policy.checkRequest(req.url ?? '');
-    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason);
+    if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason, context);
     const url = new URL(verdict.url);
     const lines = [`${req.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -65,6 +65,8 @@ export interface SessionOptions {
   downloads: DownloadLimits;
   /** MAX_QUEUED_CALLS_PER_SESSION: calls that may wait for the lock; past it a call is refused at once. */
   maxQueuedCalls: number;
+  /** With remote browser servers: the error a failed call answers when its server went away under it. */
+  serverLost?: (session: Session, error: unknown) => Promise<Error | undefined>;
 }
 
 /**
@@ -220,8 +222,10 @@ export class Session implements NavigationTarget {
           if (this.active.crashed || this.active.page.isClosed()) await this.recoverFromCrash();
           await this.stalls.run(this.active.id, work, { resolve, reject });
         } catch (error) {
-          // Whatever the call threw is its answer, mapped by dispatch like any handler's error.
-          reject(error instanceof Error ? error : new Error(String(error)));
+          // Whatever the call threw is its answer, mapped by dispatch like any handler's error
+          // (unless its remote browser server went away under it: then it says so).
+          const lost = await this.options.serverLost?.(this, error);
+          reject(lost ?? (error instanceof Error ? error : new Error(String(error))));
         } finally {
           this.lastUsedAt = Date.now();
         }

@@ -2,9 +2,10 @@
 // adopt a tab, resolve for a caller, close, expire, lose with the browser), and each step reads the
 // same maps and counters under the same invariants; its ownership rules live in sessionOwners.ts.
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
-import type { BrowserHost } from './browserHost.js';
+import type { BrowserSource } from './browserSource.js';
+import { serverLostError } from './browserTier.js';
 import { withDeadline } from '../errors/deadline.js';
 import { refusedBeforeRun } from '../errors/serviceError.js';
 import {
@@ -78,13 +79,14 @@ export class SessionRegistry {
   private readonly pool: ContextPool;
 
   constructor(
-    private readonly host: BrowserHost,
+    private readonly host: BrowserSource,
     private readonly policy: UrlPolicy,
     private readonly options: SessionRegistryOptions,
     private readonly logger: Logger,
     private readonly hooks: SessionHooks = {},
   ) {
     host.on('lost', () => this.onBrowserLost());
+    host.on('browserLost', (browser) => this.onBrowserLost(browser));
     this.pool = new ContextPool(
       host,
       options.context,
@@ -103,10 +105,16 @@ export class SessionRegistry {
     this.owners.creatingChanged(owner.id, 1);
     try {
       const { context, page } = await this.openFor(options);
-      return this.register(
-        (id) => new Session(id, context, page, this.policy, this.options.session),
+      const session = this.register(
+        (id) =>
+          new Session(id, context, page, this.policy, {
+            ...this.options.session,
+            serverLost: (s, error) => serverLostError(this.host, s, error),
+          }),
         owner.id,
       );
+      this.host.labelContext?.(context, session.id);
+      return session;
     } finally {
       this.reserved--;
       this.owners.creatingChanged(owner.id, -1);
@@ -323,12 +331,20 @@ export class SessionRegistry {
     return soonest + this.options.janitorIntervalMs;
   }
 
-  private onBrowserLost(): void {
+  /** Why a session ended, while the ended ones are remembered (dispatch maps in-flight errors by it). */
+  endedReason(id: string): MissingReason | undefined {
+    return this.ended.get(id)?.reason;
+  }
+
+  /** The local browser died (all its sessions), or one remote browser server went away (its own). */
+  private onBrowserLost(browser?: Browser): void {
+    const reason: MissingReason = browser === undefined ? 'browser-restarted' : 'browser-server-lost';
     for (const session of this.list()) {
       // An adopted tab lives in the CDP_URL browser, not in the one that was lost.
       if (session.release !== undefined) continue;
-      session.ended = 'browser-restarted';
-      this.forget(session.id, 'browser-restarted');
+      if (browser !== undefined && session.context.browser() !== browser) continue;
+      session.ended = reason;
+      this.forget(session.id, reason);
     }
   }
 

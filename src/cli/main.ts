@@ -11,6 +11,7 @@ Commands:
                           when the process that started it exits
   call METHOD [PARAMS]    call one JSON-RPC method of a running service, print the result as JSON
   mcp                     MCP over stdio, bridged to a running service's /mcp
+  browser-server          a Playwright browser server with the service's flags, for BROWSER_ENDPOINTS
 
 Run "playwright-jsonrpc <command> --help" for a command's options. Settings come from the
 environment: API_KEY (the service key), PLAYWRIGHT_JSONRPC_URL (where call and mcp connect;
@@ -64,6 +65,14 @@ async function run(argv: string[]): Promise<number | undefined> {
     case 'mcp': {
       const { runMcpBridge } = await import('./mcpBridge.js');
       return runMcpBridge(rest, process.env);
+    }
+    case 'browser-server': {
+      const { BROWSER_SERVER_HELP, runBrowserServer } = await import('./browserServer.js');
+      if (wantsHelp) {
+        process.stdout.write(BROWSER_SERVER_HELP);
+        return 0;
+      }
+      return runBrowserServer(rest);
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command.slice(0, 40))}`);

@@ -1,5 +1,4 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { BrowserHost } from '../browser/browserHost.js';
 
 /** What /readyz reports (the session registry's capacity(): counts only, nothing of any tenant). */
 export interface ServiceCapacity {
@@ -49,7 +48,7 @@ export function agentLine(
  * with the counts a load balancer weighs by (JSON; `?format=agent` for HAProxy's agent-check line).
  * Neither needs a key.
  */
-export function healthRouter(browser: BrowserHost, capacity?: () => ServiceCapacity): Router {
+export function healthRouter(browser: { readonly ready: boolean }, capacity?: () => ServiceCapacity): Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

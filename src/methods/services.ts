@@ -1,7 +1,7 @@
 import type { AgentRegistry } from '../hub/agentRegistry.js';
 import type { CdpTabs } from '../cdp/cdpTabs.js';
 import type { Config } from '../config.js';
-import type { BrowserHost } from '../browser/browserHost.js';
+import type { BrowserSource } from '../browser/browserSource.js';
 import type { SessionRegistry } from '../browser/sessionRegistry.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -11,7 +11,7 @@ import type { CallInfo } from '../rpc/defineMethod.js';
 /** The instances handlers reach through their context: injected, never module-global. */
 export interface Services {
   config: Config;
-  browser: BrowserHost;
+  browser: BrowserSource;
   sessions: SessionRegistry;
   policy: UrlPolicy;
   metrics: Metrics;

@@ -1,4 +1,4 @@
-import type { BrowserHost } from '../browser/browserHost.js';
+import type { BrowserSource } from '../browser/browserSource.js';
 import type { SessionRegistry } from '../browser/sessionRegistry.js';
 import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Config } from '../config.js';
@@ -12,7 +12,7 @@ import { startCapacityAgent } from './capacityAgent.js';
  */
 export async function startReplicaParts(
   config: Config,
-  parts: { sessions: SessionRegistry; browser: BrowserHost; policy: UrlPolicy },
+  parts: { sessions: SessionRegistry; browser: BrowserSource; policy: UrlPolicy },
   logger: Logger,
 ): Promise<{ close: () => Promise<void> }> {
   if (config.replicaId === undefined) return { close: async () => {} };
