@@ -1,3 +1,6 @@
+// Over 350 lines on purpose: loadConfig reads every key the service has, one after another with its
+// check, so the whole configuration is one readable function; groups of keys with their own loaders
+// live in config*.ts beside it (caps, idempotency, live streams, pool, replicas, browser tier, UI).
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';

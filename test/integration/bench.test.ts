@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultOptions, main, type BenchOutput } from '../../bench/run.js';
 import { ACTION_OPS, DIFF_PAGES, LATENCY_OPS, SNAPSHOT_PAGES } from '../../bench/lib/results.js';
 import { scaleTargets } from '../../bench/lib/scale.js';
+import { churnTargets } from '../../bench/lib/churn.js';
 import type { BenchSystem } from '../../bench/systems/types.js';
 
 const finite = (x: number | undefined): boolean => typeof x === 'number' && Number.isFinite(x);
@@ -123,6 +124,10 @@ describe('benchmark smoke run', () => {
     expect(chart).toContain('<polyline');
     const scaleIds = scale ? scaleTargets(scale).map((t) => t.id) : [];
     expect(scaleIds).toContain('scale.errors');
+    // The churn phase (session creation with no idle gaps) runs in the smoke too: one target per pattern.
+    expect(r.churn).toBeDefined();
+    const churnIds = r.churn ? churnTargets(r.churn).map((t) => t.id) : [];
+    expect(churnIds).toEqual(['churn.1', 'churn.4', 'churn.8']);
 
     expect(r.targets.map((t) => t.id).sort()).toEqual(
       [
@@ -140,6 +145,7 @@ describe('benchmark smoke run', () => {
         ...ACTION_OPS.map((o) => o.id),
         'act.batch',
         ...scaleIds,
+        ...churnIds,
       ].sort(),
     );
     // The characters targets compare with the peer, which this run skips.
