@@ -1,31 +1,25 @@
 import net from 'node:net';
 import type { Logger } from '../observability/logger.js';
+import { agentLine, readiness, type ServiceCapacity } from '../http/health.js';
 
 /** A connection to the agent that has not been answered and closed within this long is cut. */
 export const AGENT_REPLY_TIMEOUT_MS = 2000;
 
-/** What the agent reads to answer: the same numbers /readyz is about. */
+/** What the agent reads to answer: the numbers /readyz reports. */
 export interface CapacityReading {
   /** The browser is connected (what /readyz checks). */
   ready: boolean;
-  /** Sessions open now. */
-  sessions: number;
-  /** MAX_SESSIONS. */
-  maxSessions: number;
+  /** The session registry's capacity(): sessions open, MAX_SESSIONS, creates it would accept now. */
+  capacity: ServiceCapacity;
 }
 
 /**
- * HAProxy's agent-check answer for a reading: `down` while the browser is away, `drain` when no
- * session slot is free (no new sessions come, the open ones keep theirs), otherwise `up` and the
- * free share of MAX_SESSIONS as the server's weight (at least 1%), so leastconn spreads new
- * sessions by free capacity.
+ * HAProxy's agent-check answer for a reading: the line `/readyz?format=agent` answers (`down`,
+ * `drain` or `up N%`: see agentLine), so both say the same for the same state.
  */
 export function agentReply(reading: CapacityReading): string {
-  if (!reading.ready) return 'down\n';
-  const free = Math.max(0, reading.maxSessions - reading.sessions);
-  if (free === 0) return 'drain\n';
-  const percent = Math.max(1, Math.floor((100 * free) / Math.max(1, reading.maxSessions)));
-  return `up ${percent}%\n`;
+  const { status, free } = readiness(reading.ready, reading.capacity);
+  return `${agentLine(status, free, reading.capacity.maxSessions)}\n`;
 }
 
 /**

@@ -24,11 +24,7 @@ export async function startReplicaParts(
   const agent = await startCapacityAgent(
     config.replicaAgentPort,
     config.host,
-    () => ({
-      ready: parts.browser.ready,
-      sessions: parts.sessions.list().length,
-      maxSessions: config.maxSessions,
-    }),
+    () => ({ ready: parts.browser.ready, capacity: parts.sessions.capacity() }),
     logger,
   );
   parts.policy.refuseOwnPort(agent.port, config.host);

@@ -8,7 +8,12 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { ServiceError } from '../../src/errors/serviceError.js';
 import { principalFor } from '../../src/http/auth.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { AGENT_REPLY_TIMEOUT_MS, agentReply, startCapacityAgent } from '../../src/replicas/capacityAgent.js';
+import {
+  AGENT_REPLY_TIMEOUT_MS,
+  agentReply,
+  startCapacityAgent,
+  type CapacityReading,
+} from '../../src/replicas/capacityAgent.js';
 import { FORWARDED_BY_HEADER } from '../../src/replicas/forward.js';
 import { replicaAware } from '../../src/replicas/replicaEdge.js';
 import { replicaOfSessionId, sessionIdPrefix } from '../../src/replicas/sessionIds.js';
@@ -76,22 +81,22 @@ describe('REPLICA_* keys', () => {
   });
 });
 
+/** A reading with `sessions` of `maxSessions` open and no pooled context. */
+function reading(ready: boolean, sessions: number, maxSessions: number): CapacityReading {
+  return { ready, capacity: { sessions, maxSessions, free: maxSessions - sessions, pool: 0 } };
+}
+
 describe('capacity agent', () => {
   it('answers HAProxy with the free share, drain when full, down without a browser', () => {
-    expect(agentReply({ ready: true, sessions: 0, maxSessions: 8 })).toBe('up 100%\n');
-    expect(agentReply({ ready: true, sessions: 6, maxSessions: 8 })).toBe('up 25%\n');
-    expect(agentReply({ ready: true, sessions: 999, maxSessions: 1000 })).toBe('up 1%\n');
-    expect(agentReply({ ready: true, sessions: 8, maxSessions: 8 })).toBe('drain\n');
-    expect(agentReply({ ready: false, sessions: 0, maxSessions: 8 })).toBe('down\n');
+    expect(agentReply(reading(true, 0, 8))).toBe('up 100%\n');
+    expect(agentReply(reading(true, 6, 8))).toBe('up 25%\n');
+    expect(agentReply(reading(true, 999, 1000))).toBe('up 1%\n');
+    expect(agentReply(reading(true, 8, 8))).toBe('drain\n');
+    expect(agentReply(reading(false, 0, 8))).toBe('down\n');
   });
 
   it('answers one line per connection, and cuts a client that keeps it open (AGENT_REPLY_TIMEOUT_MS)', async () => {
-    const agent = await startCapacityAgent(
-      0,
-      '127.0.0.1',
-      () => ({ ready: true, sessions: 2, maxSessions: 8 }),
-      logger,
-    );
+    const agent = await startCapacityAgent(0, '127.0.0.1', () => reading(true, 2, 8), logger);
     try {
       // allowHalfOpen: the client does not close its side after the answer, as a stuck peer would not.
       const socket = connect({ port: agent.port, host: '127.0.0.1', allowHalfOpen: true });
