@@ -9,7 +9,7 @@ import { BrowserServerLostError, BrowserUnavailableError } from './browserErrors
 import type { BrowserSource, BrowserSourceEvents } from './browserSource.js';
 import { CLOSED } from '../errors/mapError.js';
 import type { ProxyCredentials } from './proxyCredentials.js';
-import { RemoteEndpoint, type EndpointSpec } from './remoteBrowsers.js';
+import { RemoteEndpoint, endpointError, type EndpointSpec } from './remoteBrowsers.js';
 
 /**
  * A call on a remote context failed as if its target closed: how long to wait for the browser
@@ -200,7 +200,10 @@ export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
         e
           .close()
           .catch((error: unknown) =>
-            this.options.logger.warn({ endpoint: e.label, err: error }, 'browser server disconnect failed'),
+            this.options.logger.warn(
+              { endpoint: e.label, err: endpointError(error, e.spec.url) },
+              'browser server disconnect failed',
+            ),
           ),
       ),
     );
@@ -239,6 +242,14 @@ export async function serverLostError(
     return undefined;
   if (!CLOSED.test(error.message)) return undefined;
   const browser = session.context.browser();
-  if (browser === null || !(await source.awaitLoss(browser, SERVER_LOSS_GRACE_MS))) return undefined;
-  return new BrowserServerLostError(session.id);
+  if (browser === null) return undefined;
+  const loss = source.awaitLoss(browser, SERVER_LOSS_GRACE_MS);
+  // A round trip to the server that answers proves it alive at once (a page that closed itself
+  // must not hold the session's lock for the whole grace); one that fails leaves it to the grace.
+  const alive = session.context.cookies().then(
+    () => true,
+    () => false,
+  );
+  const lost = await Promise.race([loss, alive.then((ok) => (ok ? false : loss))]);
+  return lost ? new BrowserServerLostError(session.id) : undefined;
 }

@@ -15,6 +15,21 @@ export interface EndpointSpec {
 }
 
 /** A ws:// URL for the log: scheme, host and port; the wsPath may be the server's only secret. */
+/**
+ * An error about an endpoint as a log line may show it: its message with the endpoint's path (the
+ * server's secret, which Playwright's call log repeats) replaced, and no stack or call log object.
+ */
+export function endpointError(error: unknown, url: string): { message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  let path = '';
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    // An unparsable endpoint was refused by the configuration; nothing of it is in the message.
+  }
+  return { message: path.length > 1 ? message.replaceAll(path, '/…') : message };
+}
+
 export function endpointLabel(url: string): string {
   try {
     const u = new URL(url);
@@ -81,7 +96,7 @@ export class RemoteEndpoint {
       });
     } catch (error) {
       this.logger.warn(
-        { endpoint: this.label, attempt: this.failures, err: error },
+        { endpoint: this.label, attempt: this.failures, err: endpointError(error, this.spec.url) },
         'browser server unreachable; retrying',
       );
       this.schedule();

@@ -70,7 +70,14 @@ export function rpcRouter(
       const response = await handleJsonRpcBody(
         req.body,
         dispatcher,
-        { requestId, origin: req.ip ?? 'http', log, principal, signal: gone.signal },
+        {
+          requestId,
+          origin: req.ip ?? 'http',
+          log,
+          principal,
+          signal: gone.signal,
+          forwardedBy: forwardedByOf(req.headers[FORWARDED_BY_HEADER]),
+        },
         options.batchMax,
       );
       if (response === undefined) res.status(204).end();
@@ -80,4 +87,15 @@ export function rpcRouter(
   // Body-parser errors: malformed JSON is a JSON-RPC parse error; an oversized body is HTTP 413.
   router.use('/rpc', jsonBodyErrors(options.bodyLimit, 200));
   return router;
+}
+
+/**
+ * The header a replica's forwarded call carries (src/replicas/forward.ts sends it): the forwarding
+ * replica's id, at most 64 characters of it.
+ */
+export const FORWARDED_BY_HEADER = 'x-forwarded-by-replica';
+
+function forwardedByOf(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first.slice(0, 64);
 }

@@ -2,7 +2,8 @@ import { ERRORS, type ErrorName } from '../errors/catalogue.js';
 import { ServiceError } from '../errors/serviceError.js';
 
 /** The header a forwarded call carries: the replica that forwarded it (for the owner's logs). */
-export const FORWARDED_BY_HEADER = 'x-forwarded-by-replica';
+import { FORWARDED_BY_HEADER } from '../http/rpcRoute.js';
+export { FORWARDED_BY_HEADER };
 
 /** One call to send to the replica that owns it. */
 export interface ForwardRequest {

@@ -42,6 +42,21 @@ function sessionIdIn(params: unknown): string | undefined {
  * /rpc with the caller's key, and its answer returned as it came; every other call runs here. So a
  * call that reached the wrong replica is answered by the right one, or refused naming it.
  */
+/** What a refusal naming the replica advises, by why the call could not be forwarded. */
+const ELSEWHERE_ADVICE: Record<
+  'no-peer-address' | 'connection-bound' | 'no-key' | 'replica-loop',
+  (method: string, replica: string) => string
+> = {
+  'connection-bound': (method, replica) =>
+    `${method} streams on the caller's own connection: open the WebSocket to that replica (header x-replica: ${replica}, or ?replica=${replica}, through the load balancer)`,
+  'no-peer-address': () =>
+    'this replica has no address for it (REPLICA_PEERS): send the call through the load balancer, which routes it by the id',
+  'no-key': () =>
+    'this replica forwards only calls made with one of the configured API keys: send the call through the load balancer, which routes it by the id',
+  'replica-loop': (_method, replica) =>
+    `it was forwarded here by another replica, and a forwarded call is not forwarded again (the replicas disagree on where it runs: check HUB_REPLICA and REPLICA_PEERS on each); send it to ${replica} through the load balancer`,
+};
+
 export class ReplicaDispatcher implements RpcDispatcher {
   constructor(
     private readonly inner: RpcDispatcher,
@@ -56,6 +71,9 @@ export class ReplicaDispatcher implements RpcDispatcher {
   async call(method: string, rawParams: unknown, ctx: CallContext): Promise<unknown> {
     const target = this.targetOf(method, rawParams);
     if (target.here) return this.inner.call(method, rawParams, ctx);
+    // Forwarded once already: the replicas disagree on where the call belongs; never bounce it.
+    if (ctx.forwardedBy !== undefined)
+      throw this.elsewhere(method, target.replica, target.sessionId, 'replica-loop');
     const started = performance.now();
     let outcome = 'ok';
     try {
@@ -106,7 +124,7 @@ export class ReplicaDispatcher implements RpcDispatcher {
         method,
         replica,
         sessionId,
-        origin === undefined ? 'no-peer-address' : 'connection-bound',
+        origin === undefined ? 'no-peer-address' : apiKey === undefined ? 'no-key' : 'connection-bound',
       );
     const request: ForwardRequest = {
       origin,
@@ -136,12 +154,9 @@ export class ReplicaDispatcher implements RpcDispatcher {
     method: string,
     replica: string,
     sessionId: string | undefined,
-    reason: 'no-peer-address' | 'connection-bound',
+    reason: 'no-peer-address' | 'connection-bound' | 'no-key' | 'replica-loop',
   ): ServiceError {
-    const how =
-      reason === 'connection-bound'
-        ? `${method} streams on the caller's own connection: open the WebSocket to that replica (header x-replica: ${replica}, or ?replica=${replica}, through the load balancer)`
-        : `this replica has no address for it (REPLICA_PEERS): send the call through the load balancer, which routes it by the id`;
+    const how = ELSEWHERE_ADVICE[reason](method, replica);
     if (sessionId === undefined)
       return new ServiceError('RESOURCE_UNAVAILABLE', `${method} runs on replica ${replica}; ${how}.`, {
         replica,

@@ -18,6 +18,12 @@ export interface CallContext {
   signal?: AbortSignal | undefined;
   /** The caller's connection when it can carry notifications (the /rpc WebSocket). */
   push?: PushChannel | undefined;
+  /**
+   * The replica that forwarded this call here (its x-forwarded-by-replica header, read after the
+   * key check): a forwarded call is never forwarded again, so a disagreement between replicas
+   * (a rolling update of HUB_REPLICA, a wrong REPLICA_PEERS entry) cannot bounce it between them.
+   */
+  forwardedBy?: string | undefined;
 }
 
 /** The call an error came from: what the application's error mapper may read. */

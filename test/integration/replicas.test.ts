@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { haproxyInstalled, startReplicaCluster, type ReplicaCluster } from '../helpers/replicaCluster.js';
 
+/** How long a replica's log line may take to arrive through its stdout pipe after its answer. */
+const LOG_WAIT_MS = 10_000;
+
 const CASE_TIMEOUT_MS = 120_000;
 const HAVE_HAPROXY = haproxyInstalled();
 if (!HAVE_HAPROXY)
@@ -117,7 +120,10 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
     expect((await rpc('page.evaluate', { session_id: sid, ...readMark }, r1?.url)).result).toEqual({
       result: sid,
     });
-    expect(r1?.logs.join('')).toMatch(/"forwardedTo":"r2"[^\n]*"outcome":"ok"[^\n]*rpc call forwarded/);
+    // The replica's log reaches this process through its stdout pipe, after the answer: wait for it.
+    await expect
+      .poll(() => r1?.logs.join(''), { timeout: LOG_WAIT_MS })
+      .toMatch(/"forwardedTo":"r2"[^\n]*"outcome":"ok"[^\n]*rpc call forwarded/);
   });
 
   it('a WebSocket on one replica reaches sessions on both', async () => {
@@ -171,7 +177,9 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
     const r2 = cluster.replicas.find((r) => r.id === 'r2');
     const answer = await rpc('agents.list', {}, r2?.url);
     expect(answer.error).toBeUndefined();
-    expect(r2?.logs.join('')).toMatch(/"method":"agents.list"[^\n]*"forwardedTo":"r1"/);
+    await expect
+      .poll(() => r2?.logs.join(''), { timeout: LOG_WAIT_MS })
+      .toMatch(/"method":"agents.list"[^\n]*"forwardedTo":"r1"/);
   });
 
   it('a session of a replica no one knows is refused naming it, not answered as unknown here', async () => {

@@ -2,10 +2,12 @@
 // bind rule, least-loaded placement against each cap, the rule that a remote context is never made
 // without the proxy and its login, and the per-context logins the proxy checks.
 import type http from 'node:http';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { assertProxied, pickEndpoint } from '../../src/browser/browserTier.js';
 import { ProxyCredentials } from '../../src/browser/proxyCredentials.js';
-import { endpointLabel } from '../../src/browser/remoteBrowsers.js';
+import { endpointError, endpointLabel } from '../../src/browser/remoteBrowsers.js';
 import { loadConfig } from '../../src/config.js';
 import { MAX_ENDPOINT_CAPACITY } from '../../src/configBrowserTier.js';
 
@@ -127,5 +129,25 @@ describe('per-context proxy logins', () => {
     expect(a.username).not.toBe(b.username);
     expect(a.password).not.toBe(b.password);
     expect(a.password.length).toBeGreaterThanOrEqual(32);
+  });
+});
+
+describe('an endpoint error in a log line', () => {
+  it("never carries the endpoint's path, which Playwright's own message repeats", async () => {
+    // A free loopback port nothing listens on: the connect fails at once.
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const url = `ws://127.0.0.1:${port}/secret-path-4f2a`;
+    const error: unknown = await chromium.connect(url, { timeout: 5000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain('secret-path-4f2a');
+    const logged = endpointError(error, url);
+    expect(JSON.stringify(logged)).not.toContain('secret-path-4f2a');
+    expect(logged.message).toContain(`127.0.0.1:${port}`);
   });
 });

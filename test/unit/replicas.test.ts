@@ -231,6 +231,40 @@ describe('ReplicaDispatcher', () => {
     expect(e.data).toEqual({ session_id: 's_r7.b', replica: 'r7', reason: 'other-replica' });
   });
 
+  it('never forwards a call another replica forwarded here (no bounce between replicas that disagree)', async () => {
+    let reached = 0;
+    const peer = await fakePeer((_body, _req, res) => {
+      reached += 1;
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { ran: 'r2' } }));
+    });
+    servers.push(peer.server);
+    const d = routed(`r2=${peer.origin}`, { HUB_REPLICA: 'r2' });
+    const e = await failure(d.call('page.text', { session_id: 's_r2.b' }, ctx({ forwardedBy: 'r2' })));
+    expect(e.errorName).toBe('SESSION_NOT_FOUND');
+    expect(e.message).toMatch(/not forwarded again/);
+    const hub = await failure(d.call('agents.list', {}, ctx({ forwardedBy: 'r2' })));
+    expect(hub.errorName).toBe('RESOURCE_UNAVAILABLE');
+    expect(hub.message).toMatch(/not forwarded again/);
+    // Its own sessions still run here when forwarded.
+    expect(await d.call('page.text', { session_id: 's_r1.a' }, ctx({ forwardedBy: 'r2' }))).toEqual({
+      ran: 'here',
+    });
+    expect(reached).toBe(0);
+  });
+
+  it('refuses to forward for a caller whose key it does not know, saying so', async () => {
+    const d = routed('r2=http://127.0.0.1:9');
+    const e = await failure(
+      d.call(
+        'page.text',
+        { session_id: 's_r2.b' },
+        ctx({ principal: principalFor('some-other-key', undefined) }),
+      ),
+    );
+    expect(e.errorName).toBe('SESSION_NOT_FOUND');
+    expect(e.message).toMatch(/configured API keys/);
+  });
+
   it('a replica that cannot be reached: its session is gone (SESSION_NOT_FOUND replica-unreachable)', async () => {
     const peer = await fakePeer(() => undefined);
     const origin = peer.origin;
