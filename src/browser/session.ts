@@ -29,12 +29,12 @@ import type { StoredRead } from './pageRead.js';
 import type { SessionPage } from './sessionPage.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
-import { SessionPages } from './sessionPages.js';
+import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
 import { DownloadStore, type DownloadLimits } from './downloadStore.js';
 import { SessionFiles } from './sessionFiles.js';
 import { preparePage } from './networkConditions.js';
 
-export { MAX_POPUPS_PER_SESSION } from './sessionPages.js';
+export { LIST_TITLE_TIMEOUT_MS, MAX_POPUPS_PER_SESSION } from './sessionPages.js';
 
 /** Every page event a session (and its NetworkTracker) listens to: removed when an adopted tab is detached. */
 const ADOPTED_PAGE_EVENTS = [
@@ -349,8 +349,9 @@ export class Session implements NavigationTarget {
   }
 
   /** The active page's title, bounded in time: a frozen page answers with the last known title. */
-  title(): Promise<string> {
-    return this.pages.titleOf(this.active);
+  /** The active page's title: READ_TITLE_TIMEOUT_MS for the caller's own page, less for a listing. */
+  title(timeoutMs = READ_TITLE_TIMEOUT_MS): Promise<string> {
+    return this.pages.titleOf(this.active, timeoutMs);
   }
 
   /** Replaces the active page with a fresh one (after a crash, or a page.evaluate past its deadline). */

@@ -14,7 +14,13 @@ const REPLACE_PAGE_TIMEOUT_MS = 15_000;
  */
 export const MAX_POPUPS_PER_SESSION = 20;
 /** How long session.list and pages.list wait for a page's title before answering with the last known one. */
-const TITLE_TIMEOUT_MS = 500;
+export const LIST_TITLE_TIMEOUT_MS = 500;
+/**
+ * How long a call that answers with its own page's title (a navigation, an action that navigated,
+ * pages.select) waits for it: right after a load the renderer may be busy for seconds on a loaded
+ * machine, and a new page's last known title is empty. Past it, the last known title.
+ */
+export const READ_TITLE_TIMEOUT_MS = 5000;
 /** Closing one page of a session (without its beforeunload handlers) is quick even on a busy page. */
 const CLOSE_PAGE_TIMEOUT_MS = 10_000;
 
@@ -96,11 +102,11 @@ export class SessionPages {
   }
 
   /** A page's title, bounded in time: a frozen page answers with the last known title. */
-  async titleOf(p: SessionPage): Promise<string> {
+  async titleOf(p: SessionPage, timeoutMs = LIST_TITLE_TIMEOUT_MS): Promise<string> {
     if (this.host.frozen(p.id)) return p.lastTitle;
     const timedOut = () => new Error('title timeout');
     // Frozen or navigating: the last title seen is the honest answer.
-    p.lastTitle = await withDeadline(p.page.title(), TITLE_TIMEOUT_MS, timedOut).catch(() => p.lastTitle);
+    p.lastTitle = await withDeadline(p.page.title(), timeoutMs, timedOut).catch(() => p.lastTitle);
     return p.lastTitle;
   }
 

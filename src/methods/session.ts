@@ -3,6 +3,7 @@ import { defineMethod, SessionIdSchema } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
 import { clipboardOf } from '../browser/sessionClipboard.js';
+import { LIST_TITLE_TIMEOUT_MS } from '../browser/session.js';
 import { traceDeps } from './artifacts.js';
 import { tracesOf } from '../browser/traceStore.js';
 import { emulationOverrides, EmulationParams } from './sessionEmulation.js';
@@ -156,7 +157,7 @@ export const sessionList = defineMethod({
       services.sessions.visibleTo(principal).map(async (s) => ({
         session_id: s.id,
         url: s.page.url(),
-        title: await s.title(),
+        title: await s.title(LIST_TITLE_TIMEOUT_MS),
         createdAt: s.createdAt.toISOString(),
         lastUsedAt: new Date(s.lastUsedAt).toISOString(),
       })),

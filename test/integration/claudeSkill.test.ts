@@ -87,7 +87,13 @@ describe('the browser-rpc skill', () => {
     const run = await bash(blocks[0]?.code ?? 'false');
     expect(run.code, run.stderr).toBe(0);
     const [ready, list] = run.stdout.trim().split('\n');
-    expect(JSON.parse(ready ?? 'null')).toEqual({ ready: true, browser: 'connected' });
+    // /readyz also reports the capacity a load balancer weighs by (docs/operations.md).
+    expect(JSON.parse(ready ?? 'null')).toMatchObject({
+      status: 'ready',
+      ready: true,
+      browser: 'connected',
+      free: expect.any(Number) as unknown,
+    });
     expect(JSON.parse(list ?? 'null')).toEqual({ sessions: expect.any(Array) as unknown });
   });
 
