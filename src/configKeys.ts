@@ -1,6 +1,7 @@
 // Over the 350-line guideline: this file is one declarative table (a key, its default, its section,
 // its text) that docs/configuration.md is generated from; the groups that stand apart already live
-// in configCaps.ts, configIdempotency.ts and configUi.ts, and splitting the rest would split one table.
+// in configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configReplicas.ts,
+// configBrowserTier.ts and configUi.ts, and splitting the rest would split one table.
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
 import { BROWSER_TIER_KEYS } from './configBrowserTier.js';
