@@ -343,12 +343,16 @@ export class Session implements NavigationTarget {
     return historyChecked(this, this.policy, 'forward', waitUntil, timeout);
   }
 
+  /** How many attachment responses the session's pages got: an action that got one reports its download. */
+  get attachmentsSeen(): number {
+    return this.signals.attachmentCount;
+  }
+
   /** What the allow-list refused since the last call of this; empties the list. */
   takeBlocked(): BlockedEntry[] {
     return this.signals.takeBlocked();
   }
 
-  /** The active page's title, bounded in time: a frozen page answers with the last known title. */
   /** The active page's title: READ_TITLE_TIMEOUT_MS for the caller's own page, less for a listing. */
   title(timeoutMs = READ_TITLE_TIMEOUT_MS): Promise<string> {
     return this.pages.titleOf(this.active, timeoutMs);

@@ -36,6 +36,8 @@ export class SessionSignals {
   private readonly blocked: RingBuffer<BlockedEntry>;
   /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
   private readonly attachments = new WeakSet<Request>();
+  /** How many responses so far were attachments: an action that got one waits for its download. */
+  attachmentCount = 0;
 
   constructor(
     private readonly policy: UrlPolicy,
@@ -159,7 +161,10 @@ export class SessionSignals {
     const request = response.request();
     const headers = response.headers();
     const blocked = headers[BLOCKED_HEADER] === '1';
-    if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) this.attachments.add(request);
+    if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) {
+      this.attachments.add(request);
+      this.attachmentCount += 1;
+    }
     const id = this.requests.idOf(request);
     const entry = {
       id,

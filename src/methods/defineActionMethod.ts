@@ -112,6 +112,7 @@ export async function actAndReport<T extends object>(
   const { config } = ctx.services;
   const mark = session.events.mark();
   const downloads = session.downloads.mark();
+  const attachments = session.attachmentsSeen;
   const page = session.page;
   const opening = windowOpens(page);
   const popups = session.pages.popupsHandled;
@@ -136,6 +137,9 @@ export async function actAndReport<T extends object>(
     { maxMs: config.actionSettleMs, bodyGraceMs: config.settleBodyGraceMs, title: () => session.title() },
   );
   // A download the action started is reported once it ended (saved or refused), within the settle.
+  // An attachment's response can come before the browser announces its download: wait for that too.
+  if (session.attachmentsSeen > attachments)
+    await session.downloads.firstSince(downloads, deadline - Date.now());
   await session.downloads.settledSince(downloads, deadline - Date.now());
   // A window it opened (a popup, a target=_blank link) is reported once it is a page of the session.
   const opened = windowOpens(page) - opening;

@@ -1,14 +1,26 @@
 import net from 'node:net';
 
-/** A port that was free a moment ago on 127.0.0.1 (bind port 0, read it, release it). */
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+/**
+ * Ports handed out below Linux's ephemeral range (32768–60999 by default): a port picked there
+ * and released could be taken by any outgoing connection on a busy machine (a browser's, a
+ * fetch's) before the child process that was given it binds it.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+const PORT_ATTEMPTS = 50;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A port that was free a moment ago on 127.0.0.1, outside the range outgoing connections use. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${PORT_RANGE.from}-${PORT_RANGE.to} after ${PORT_ATTEMPTS} tries`);
 }

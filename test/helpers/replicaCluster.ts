@@ -116,9 +116,15 @@ export async function startReplicaCluster(
   try {
     for (const r of replicas) {
       await waitFor(
-        async () => (await fetch(`${r.url}/readyz`).catch(() => undefined))?.status === 200,
+        async () => {
+          if (r.child.exitCode !== null || r.child.signalCode !== null)
+            throw new Error(
+              `replica ${r.id} exited (${r.child.exitCode ?? r.child.signalCode}) before it was ready; log: ${r.logs.join('').slice(-2000)}`,
+            );
+          return (await fetch(`${r.url}/readyz`).catch(() => undefined))?.status === 200;
+        },
         REPLICA_READY_TIMEOUT_MS,
-        `replica ${r.id} ready (log: ${r.logs.join('').slice(-2000)})`,
+        () => `replica ${r.id} ready (log: ${r.logs.join('').slice(-2000)})`,
       );
     }
     const lbPort = await freePort();
@@ -143,7 +149,7 @@ export async function startReplicaCluster(
     await waitFor(
       async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
       30_000,
-      `haproxy routing (log: ${haproxyLogs.join('').slice(-2000)})`,
+      () => `haproxy routing (log: ${haproxyLogs.join('').slice(-2000)})`,
     );
     return {
       url,

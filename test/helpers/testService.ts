@@ -99,16 +99,20 @@ export async function startTestService(
   };
 }
 
-/** Polls until check() returns true, or fails after timeoutMs: wait on state, never sleep and hope. */
+/**
+ * Polls until check() returns true, or fails after timeoutMs: wait on state, never sleep and hope.
+ * `what` names the condition in the error; a function is read when the wait fails (a log so far).
+ */
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   timeoutMs = 10_000,
-  what = 'condition',
+  what: string | (() => string) = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  const named = typeof what === 'string' ? what : what();
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${named}`);
 }
