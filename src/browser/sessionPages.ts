@@ -1,9 +1,19 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
+import { browserTitle } from './browserBarrier.js';
 import { capUrl } from './pageGuards.js';
 import type { PageOpenedEvent } from './sessionEvents.js';
 import { MAIN_PAGE_ID, SessionPage } from './sessionPage.js';
+
+/** The browser process's title of the page; the renderer's when the page has no CDP session. */
+async function readTitle(page: Page): Promise<string> {
+  const title = await browserTitle(page).catch(() => {
+    // The CDP session broke (the page is closing, or its target detached): ask the page itself.
+    return undefined;
+  });
+  return title ?? page.title();
+}
 
 /** Opening a fresh page (after a crash or an evaluate deadline) takes well under a second. */
 const REPLACE_PAGE_TIMEOUT_MS = 15_000;
@@ -106,7 +116,7 @@ export class SessionPages {
     if (this.host.frozen(p.id)) return p.lastTitle;
     const timedOut = () => new Error('title timeout');
     // Frozen or navigating: the last title seen is the honest answer.
-    p.lastTitle = await withDeadline(p.page.title(), timeoutMs, timedOut).catch(() => p.lastTitle);
+    p.lastTitle = await withDeadline(readTitle(p.page), timeoutMs, timedOut).catch(() => p.lastTitle);
     return p.lastTitle;
   }
 
