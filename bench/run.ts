@@ -28,7 +28,7 @@ import { mainChurn } from './lib/churnMain.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
 import {
-  ACTING_OP_IDS,
+  inOnlyRun,
   ACTION_OPS,
   DIFF_PAGES,
   LATENCY_OPS,
@@ -79,11 +79,12 @@ export interface BenchOptions {
   /** Only re-render the report from this raw JSON file (no measuring). */
   render?: string;
   /**
-   * Measure only this section: `acting`, the rows of issue 11 (floor and service); `routes`, the
+   * Measure only this section: `acting`, the rows of issue 11 (floor and service); `latency`, every
+   * latency row (floor and service) with issue 15's per-call targets; `routes`, the
    * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15; `churn`, session creation under churn
    * (issue 15); `tasks`, the agent tasks (issue 15).
    */
-  only?: 'acting' | 'routes' | 'scale' | 'tasks' | 'churn';
+  only?: 'acting' | 'latency' | 'routes' | 'scale' | 'tasks' | 'churn';
   /**
    * The scale curve (issue 15): idle-session levels, client levels, page.text calls per level (each
    * client runs `flowsPerClient` flows, and as many in-session loop iterations).
@@ -97,7 +98,7 @@ export interface BenchOptions {
 }
 
 /** The phases `--only` runs alone. */
-const ONLY_PHASES = ['acting', 'routes', 'scale', 'tasks', 'churn'] as const;
+const ONLY_PHASES = ['acting', 'latency', 'routes', 'scale', 'tasks', 'churn'] as const;
 
 export function defaultOptions(smoke = false): BenchOptions {
   const outDir = path.join(REPO_ROOT, 'bench', 'results');
@@ -171,7 +172,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|routes|scale|tasks|churn]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|latency|routes|scale|tasks|churn]\n',
     );
     process.exit(0);
   }
@@ -434,12 +435,9 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       },
       { id: 'screenshot', label: 'screenshot', run: async (_s, st) => timed(() => mainOf(st).screenshot()) },
       {
-        id: 'setup',
+        id: 'goto.big.load',
         label: 'goto /big',
-        run: async (_s, st) => {
-          await mainOf(st).goto(url('/big'), 'load');
-          return undefined;
-        },
+        run: async (_s, st) => timed(() => mainOf(st).goto(url('/big'), 'load')),
       },
       {
         id: 'text.big',
@@ -585,7 +583,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       if (entry.serviceServerSide.length > 0) entry.serviceServerSummary = summarize(entry.serviceServerSide);
     }
 
-    // `--only acting` measures the latency rows above and nothing after them.
+    // `--only acting` and `--only latency` measure the latency rows above and nothing after them.
     const wholeRun = options.only === undefined;
 
     // ---- the routes row (issue 14): the service alone, 10 routes against none ----
@@ -914,7 +912,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     await writeFile(rawPath, `${JSON.stringify(results, null, 2)}\n`);
     await writeReport(results, rawPath, options.resultsPath);
     log(`wrote ${path.relative(REPO_ROOT, options.resultsPath)} and ${path.relative(REPO_ROOT, rawPath)}`);
-    for (const t of results.targets.filter((x) => wholeRun || ACTING_OP_IDS.some((id) => id === x.id)))
+    for (const t of results.targets.filter((x) => wholeRun || inOnlyRun(options.only, x)))
       log(`target ${t.id}: ${t.measured} → ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`);
     return { results, rawPath, resultsPath: options.resultsPath };
   } finally {

@@ -9,6 +9,7 @@ import {
   ACTION_OPS,
   ACT_OPS,
   DIFF_PAGES,
+  inOnlyRun,
   LATENCY_OPS,
   SNAPSHOT_PAGES,
   type BenchResults,
@@ -178,7 +179,7 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
     table(
       ['measure', 'target', 'measured', 'met'],
       r.targets
-        .filter((t) => m.only === undefined || ACTING_OP_IDS.some((id) => id === t.id))
+        .filter((t) => m.only === undefined || inOnlyRun(m.only, t))
         .map((t) => [t.measure, t.target, t.measured, verdict(t.met)]),
     ),
   );
@@ -207,6 +208,10 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
       'HTTP, JSON and Express on loopback.',
   );
   out.push('');
+  if (m.only === 'latency') {
+    out.push(...actingSection(r, targetById));
+    return out.join('\n');
+  }
   const native = r.floorNativeNetworkidle;
   const probe = (p: { fired: boolean; ms: number }): string =>
     p.fired ? `fired after ${num(p.ms, 0)} ms` : `never fired (gave up after ${num(p.ms, 0)} ms)`;

@@ -48,6 +48,7 @@ export const LATENCY_OPS = [
   { id: 'click', label: "click (button 'New Project' on /projects)" },
   { id: 'fill', label: 'fill (#name on /form)' },
   { id: 'screenshot', label: 'screenshot (viewport PNG, 1280×800)' },
+  { id: 'goto.big.load', label: 'goto /big (~200 KB page, load)' },
   { id: 'text.big', label: 'text of /big (~200 KB page)' },
   {
     id: 'snapshot.inputs',
@@ -58,6 +59,27 @@ export const LATENCY_OPS = [
   ...ACT_OPS,
   { id: 'flow', label: 'flow: create → goto /static → text of main → close' },
 ] as const;
+
+/**
+ * The single-call operations of issue 15's per-call target: each one's p50 within
+ * max(1.05 × floor, floor + 2 ms).
+ */
+export const PER_CALL_OP_IDS: readonly OpId[] = [
+  'goto.static.load',
+  'goto.big.load',
+  'text.main.first',
+  'text.main.repeat',
+  'click',
+  'fill',
+  'screenshot',
+  'text.big',
+  'session.close',
+  ...ACTION_OPS.map((o) => o.id),
+];
+
+/** Per-call target: a p50 this many times the floor's, or the floor's plus PER_CALL_SLACK_MS, whichever is more. */
+export const PER_CALL_RATIO = 1.05;
+export const PER_CALL_SLACK_MS = 2;
 
 /** The latency ops of the acting section (issue 11). */
 export const ACTING_OP_IDS: readonly OpId[] = [...ACTION_OPS.map((o) => o.id), ...ACT_OPS.map((o) => o.id)];
@@ -182,7 +204,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting' | 'routes' | 'scale' | 'tasks' | 'churn';
+  only?: 'acting' | 'latency' | 'routes' | 'scale' | 'tasks' | 'churn';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;
@@ -253,6 +275,36 @@ function ratioTarget(
     measured: `${fmt(ratio)} × floor (${fmt(svc, 1)} vs ${fmt(floor, 1)} ms)`,
     value: ratio,
     met: ratio <= limit,
+  };
+}
+
+/**
+ * Whether a target belongs in the report of a run of one section: `--only acting` shows its rows,
+ * `--only latency` every target the latency rows measured.
+ */
+export function inOnlyRun(only: BenchMeta['only'], t: TargetResult): boolean {
+  if (only === 'latency') return t.value !== null;
+  return ACTING_OP_IDS.some((id) => id === t.id);
+}
+
+/** Issue 15's per-call target of one operation: p50 ≤ max(1.05 × floor, floor + 2 ms). */
+function perCallTarget(r: BenchResults, id: OpId): TargetResult {
+  const measure = `per call (issue 15): ${r.latency[id].label}, p50`;
+  const target = `≤ max(${PER_CALL_RATIO} × floor, floor + ${PER_CALL_SLACK_MS} ms)`;
+  const svc = p50(r, id, 'service');
+  const floor = p50(r, id, 'floor');
+  const tid = `percall.${id}`;
+  if (svc === undefined || floor === undefined || floor <= 0)
+    return { id: tid, measure, target, measured: 'not measured', value: null, met: null };
+  const ratio = svc / floor;
+  const diff = svc - floor;
+  return {
+    id: tid,
+    measure,
+    target,
+    measured: `${fmt(ratio)} × floor, floor ${diff >= 0 ? '+' : '−'} ${fmt(Math.abs(diff))} ms (${fmt(svc)} vs ${fmt(floor)} ms)`,
+    value: ratio,
+    met: svc <= Math.max(PER_CALL_RATIO * floor, floor + PER_CALL_SLACK_MS),
   };
 }
 
@@ -382,6 +434,7 @@ export function computeTargets(r: BenchResults): TargetResult[] {
 
   out.push(...snapshotTargets(r));
   out.push(...actingTargets(r));
+  out.push(...PER_CALL_OP_IDS.map((id) => perCallTarget(r, id)));
   if (r.scale) out.push(...scaleTargets(r.scale));
   if (r.churn) out.push(...churnTargets(r.churn));
   return out;
