@@ -9,7 +9,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchArgs, resolveBrowser } from '../src/browser/browserResolve.js';
+import { launchArgs } from '../src/browser/browserResolve.js';
+import { startRun } from './lib/runStart.js';
 import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
 import { ACT_CLICK, actFills, actionPage } from './lib/acting.js';
 import { measureRoutesRow, routesSection, type RoutesRowResult } from './lib/routesRow.js';
@@ -271,26 +272,14 @@ function gitCommit(): string {
 }
 
 export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promise<BenchOutput> {
-  const started = performance.now();
-  const loadStart = os.loadavg()[0] ?? Number.NaN;
-  const log = (msg: string): void => {
-    if (!options.quiet)
-      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
-  };
-  const deadline = new AbortController();
-  const deadlineTimer = setTimeout(
-    () => deadline.abort(new Error(`the run went past --max-minutes ${options.maxMinutes}`)),
-    options.maxMinutes * 60_000,
-  );
-  const signal = hooks.signal ? AbortSignal.any([hooks.signal, deadline.signal]) : deadline.signal;
+  const run = startRun(options, hooks);
+  const { started, loadStart, log, signal } = run;
   const guard = <T>(work: Promise<T>, label: string, ms = options.opTimeoutMs): Promise<T> =>
     withTimeout(work, ms, label, signal);
   const checkAbort = (): void => {
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new AbortedError();
   };
 
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
   const root = process.getuid?.() === 0;
   const args = launchArgs(root);
 
@@ -300,15 +289,15 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
   try {
     fixture = await startFixtureServer();
     const base = fixture.url;
-    log(`fixture server on ${base}; chromium ${resolved.executablePath}`);
+    log(`fixture server on ${base}; chromium ${run.executablePath}`);
 
-    const floor = new FloorSystem(resolved.executablePath, args, options.opTimeoutMs);
+    const floor = new FloorSystem(run.executablePath, args, options.opTimeoutMs);
     systems.push(floor);
     hooks.onSystem?.(floor);
     const service = new ServiceSystem({
       repoRoot: REPO_ROOT,
       entry: options.serviceEntry,
-      executablePath: resolved.executablePath,
+      executablePath: run.executablePath,
       timeoutMs: options.opTimeoutMs,
       // Room for the scale phase's 128 idle sessions (MAX_SESSIONS binds no other phase).
       env: { ...SCALE_SERVICE_ENV },
@@ -318,7 +307,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     let peer: PeerSystem | undefined;
     if (!options.skipPeer) {
       peer = new PeerSystem({
-        executablePath: resolved.executablePath,
+        executablePath: run.executablePath,
         args,
         runningAsRoot: root,
         timeoutMs: options.opTimeoutMs,
@@ -876,7 +865,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         node: process.version,
         os: `${os.type()} ${os.release()} ${os.arch()}`,
         chromium: floor.version(),
-        chromiumPath: resolved.executablePath,
+        chromiumPath: run.executablePath,
         serviceCommit: gitCommit(),
         serviceEntry: options.serviceEntry,
         floorPlaywright: floorPkg.version ?? 'unknown',
@@ -916,7 +905,7 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       log(`target ${t.id}: ${t.measured} → ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`);
     return { results, rawPath, resultsPath: options.resultsPath };
   } finally {
-    clearTimeout(deadlineTimer);
+    run.end();
     for (const sys of [...systems].reverse()) {
       await sys
         .stop()
@@ -932,18 +921,12 @@ const ROUTES_ROW_TIMEOUT_MS = 10 * 60_000;
 
 /** `--only routes`: the service alone measures the routes row of issue 14; its report is that section. */
 export async function mainRoutes(options: BenchOptions, hooks: BenchHooks = {}): Promise<RoutesRowResult> {
-  const started = performance.now();
-  const log = (msg: string): void => {
-    if (!options.quiet)
-      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
-  };
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
+  const { log, executablePath } = startRun({ quiet: options.quiet }, hooks);
   const fixture = await startFixtureServer();
   const service = new ServiceSystem({
     repoRoot: REPO_ROOT,
     entry: options.serviceEntry,
-    executablePath: resolved.executablePath,
+    executablePath,
     timeoutMs: options.opTimeoutMs,
   });
   hooks.onSystem?.(service);

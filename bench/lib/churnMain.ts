@@ -3,8 +3,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
-import { launchArgs, resolveBrowser } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/browserResolve.js';
+import { startRun } from './runStart.js';
 import { FloorSystem } from '../systems/floor.js';
 import { ServiceSystem, type ServiceEntry } from '../systems/service.js';
 import type { BenchSystem } from '../systems/types.js';
@@ -49,22 +49,12 @@ export async function mainChurn(
   hooks: { signal?: AbortSignal; onSystem?: (system: BenchSystem) => void },
   repo: { root: string; commit: string },
 ): Promise<ChurnResult> {
-  const started = performance.now();
-  const log = (msg: string): void => {
-    if (!options.quiet)
-      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
-  };
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
-  const floor = new FloorSystem(
-    resolved.executablePath,
-    launchArgs(process.getuid?.() === 0),
-    options.opTimeoutMs,
-  );
+  const { log, executablePath } = startRun({ quiet: options.quiet }, hooks);
+  const floor = new FloorSystem(executablePath, launchArgs(process.getuid?.() === 0), options.opTimeoutMs);
   const service = new ServiceSystem({
     repoRoot: repo.root,
     entry: options.serviceEntry,
-    executablePath: resolved.executablePath,
+    executablePath: executablePath,
     timeoutMs: options.opTimeoutMs,
   });
   const systems: BenchSystem[] = [floor, service];

@@ -6,9 +6,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { launchArgs, resolveBrowser } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/browserResolve.js';
 import { startFixtureServer } from '../../test/fixtures/fixtureServer.js';
 import { FloorSystem } from '../systems/floor.js';
+import { startRun } from './runStart.js';
 import { ServiceSystem, type ServiceEntry } from '../systems/service.js';
 import type { BenchSystem } from '../systems/types.js';
 import { scaleChart } from './chart.js';
@@ -80,33 +81,21 @@ export async function mainScale(
   repoRoot: string,
   hooks: { signal?: AbortSignal; onSystem?: (system: BenchSystem) => void } = {},
 ): Promise<{ result: ScaleResult; rawPath: string; resultsPath: string; chartPath: string }> {
-  const started = performance.now();
-  const loadStart = os.loadavg()[0] ?? Number.NaN;
-  const log = (msg: string): void => {
-    if (!options.quiet)
-      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
-  };
-  const deadline = new AbortController();
-  const deadlineTimer = setTimeout(
-    () => deadline.abort(new Error(`the run went past --max-minutes ${options.maxMinutes}`)),
-    options.maxMinutes * 60_000,
-  );
-  const signal = hooks.signal ? AbortSignal.any([hooks.signal, deadline.signal]) : deadline.signal;
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
+  const run = startRun(options, hooks);
+  const { started, loadStart, log, signal } = run;
   const fixture = await startFixtureServer();
   const systems: BenchSystem[] = [];
   const errors: ScaleError[] = [];
   try {
     const floor = new FloorSystem(
-      resolved.executablePath,
+      run.executablePath,
       launchArgs(process.getuid?.() === 0),
       options.opTimeoutMs,
     );
     const service = new ServiceSystem({
       repoRoot,
       entry: options.serviceEntry,
-      executablePath: resolved.executablePath,
+      executablePath: run.executablePath,
       timeoutMs: options.opTimeoutMs,
       env: { ...SCALE_SERVICE_ENV },
     });
@@ -162,7 +151,7 @@ export async function mainScale(
       log(`target ${t.id}: ${t.measured} → ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`);
     return { result, rawPath, resultsPath: options.resultsPath, chartPath };
   } finally {
-    clearTimeout(deadlineTimer);
+    run.end();
     for (const sys of [...systems].reverse())
       await sys
         .stop()

@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { launchArgs, resolveBrowser } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/browserResolve.js';
+import { startRun } from './runStart.js';
 import { startFixtureServer } from '../../test/fixtures/fixtureServer.js';
 import { taskRun } from '../../test/fixtures/routes/tasks.js';
 import { PeerAgent, ServiceAgent, newMeter, type Meter } from '../tasks/agents.js';
@@ -269,23 +270,17 @@ export async function mainTasks(
   options: TasksOptions,
   hooks: { signal?: AbortSignal; onSystem?: (s: BenchSystem) => void } = {},
 ): Promise<TasksReport> {
-  const started = performance.now();
-  const log = (msg: string): void => {
-    if (!options.quiet)
-      process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`);
-  };
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium found; looked at ${resolved.tried.join(', ')}`);
+  const { log, executablePath } = startRun({ quiet: options.quiet }, hooks);
   const root = process.getuid?.() === 0;
   const fixture = await startFixtureServer();
   const service = new ServiceSystem({
     repoRoot: options.repoRoot,
     entry: options.serviceEntry,
-    executablePath: resolved.executablePath,
+    executablePath: executablePath,
     timeoutMs: options.opTimeoutMs,
   });
   const peer = new PeerSystem({
-    executablePath: resolved.executablePath,
+    executablePath: executablePath,
     args: launchArgs(root),
     runningAsRoot: root,
     timeoutMs: options.opTimeoutMs,
