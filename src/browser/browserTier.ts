@@ -109,10 +109,17 @@ export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
     }));
   }
 
-  /** The proxy's log names a context's requests by its session id. */
+  /**
+   * A context became a session's (`label`: its id): the proxy's log names the context's requests by
+   * it, and the log says which browser server holds the session (host and port only, as every
+   * endpoint log line), so an operator can tell whose sessions a lost server took.
+   */
   labelContext(context: BrowserContext, label: string): void {
     const username = this.logins.get(context);
     if (username !== undefined) this.options.credentials.relabel(username, label);
+    const endpoint = this.endpointOf(context.browser());
+    if (endpoint !== undefined)
+      this.options.logger.info({ sessionId: label, endpoint }, 'session placed on a browser server');
   }
 
   /** The browser server a context lives on, by its label (for logs and tests). */

@@ -1,5 +1,6 @@
-// Browser servers for the remote tier's tests: `playwright-jsonrpc browser-server` as a child
-// process on loopback, its endpoint read from its first line of stdout, stopped by PID.
+// Browser servers for the remote tier's tests (remoteBrowsers, cluster): `playwright-jsonrpc
+// browser-server` as a child process on loopback, its endpoint read from its first line of stdout,
+// stopped by PID; and where a service's log says it placed a session.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { descendants } from './procfs.js';
 
@@ -8,6 +9,8 @@ export interface BrowserServerProcess {
   endpoint: string;
   port: number;
   wsPath: string;
+  /** ws://host:port: how the service's log names it (the path is the server's secret). */
+  label: string;
   pid: number;
   /** The Chromium processes below it (the browser, its renderers …), read now. */
   chromiumPids(): number[];
@@ -64,6 +67,7 @@ export async function startBrowserServer(args: string[] = []): Promise<BrowserSe
     endpoint,
     port: Number(url.port),
     wsPath: url.pathname,
+    label: `${url.protocol}//${url.host}`,
     pid,
     chromiumPids,
     async kill() {
@@ -83,4 +87,47 @@ export async function startBrowserServer(args: string[] = []): Promise<BrowserSe
       await exited(child);
     },
   };
+}
+
+/** What the browser tier logs when it places a session on a server (src/browser/browserTier.ts). */
+export const PLACED_MESSAGE = 'session placed on a browser server';
+/** What it logs when a server's connection drops (src/browser/remoteBrowsers.ts). */
+export const LOST_MESSAGE = 'browser server went away; its sessions are lost';
+
+interface TierLogEntry {
+  msg?: unknown;
+  sessionId?: unknown;
+  endpoint?: unknown;
+}
+
+/** A service's log lines that mention `text`, parsed (pino JSON, one a line). */
+function entriesWith(logs: readonly string[], text: string): TierLogEntry[] {
+  return logs
+    .join('')
+    .split('\n')
+    .filter((line) => line.includes(text))
+    .map((line) => JSON.parse(line) as TierLogEntry);
+}
+
+/** A logged endpoint as a label: the log's scrubber writes it as a URL (ws://host:port/). */
+function labelOf(endpoint: unknown): string | undefined {
+  if (typeof endpoint !== 'string') return undefined;
+  const url = new URL(endpoint);
+  return `${url.protocol}//${url.host}`;
+}
+
+/**
+ * The server (ws://host:port) a service's log says `sessionId` was placed on, or undefined while
+ * the log has not said it (a replica's log arrives through its stdout pipe after its answer).
+ */
+export function placementIn(logs: readonly string[], sessionId: string): string | undefined {
+  const entry = entriesWith(logs, sessionId).find(
+    (e) => e.msg === PLACED_MESSAGE && e.sessionId === sessionId,
+  );
+  return labelOf(entry?.endpoint);
+}
+
+/** Whether a service's log says the server `label` (ws://host:port) went away. */
+export function lossLogged(logs: readonly string[], label: string): boolean {
+  return entriesWith(logs, LOST_MESSAGE).some((e) => e.msg === LOST_MESSAGE && labelOf(e.endpoint) === label);
 }

@@ -1,4 +1,5 @@
-// Service replicas behind Debian's HAProxy on loopback, for test/integration/replicas.test.ts: each
+// Service replicas behind Debian's HAProxy on loopback, for test/integration/replicas.test.ts and
+// cluster.test.ts, and the calls those tests make through it (POST, a WebSocket's calls): each
 // replica is a child process (`node --import tsx src/main.ts`) in a process group of its own, so a
 // test can kill one with its Chromium, and HAProxy runs in the foreground with the configuration
 // scripts/haproxyConfig.ts makes for deploy/. Only what this file started is ever signalled.
@@ -6,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { haproxyConfig } from '../../scripts/haproxyConfig.js';
 import { freePort } from './ports.js';
 import { waitFor } from './testService.js';
@@ -30,16 +32,65 @@ export interface Replica {
   logs: string[];
 }
 
+/** A JSON-RPC answer as a test reads it. */
+export interface RpcAnswer {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+  id?: unknown;
+}
+
+/** One call for `socketCalls`. */
+export interface RpcCall {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** Up to every answer of a WebSocket's calls (a busy machine, a forwarded call each). */
+const SOCKET_ANSWERS_TIMEOUT_MS = 60_000;
+
 export interface ReplicaCluster {
   /** The balancer's URL: what a client calls. */
   url: string;
   apiKey: string;
   replicas: Replica[];
+  /**
+   * POSTs a JSON body with the key to `path` (default /rpc) of `url` (default the balancer) and
+   * parses the answer; a non-JSON answer throws with HAProxy's log.
+   */
+  post(body: unknown, path?: string, url?: string): Promise<unknown>;
+  /** One JSON-RPC call over POST /rpc (through the balancer unless `url` names a replica). */
+  rpc(method: string, params: Record<string, unknown>, url?: string): Promise<RpcAnswer>;
+  /** The calls sent together on one WebSocket /rpc through the balancer; the answers in their order. */
+  socketCalls(calls: readonly RpcCall[]): Promise<RpcAnswer[]>;
   /** SIGKILLs a replica's process group (the service and its Chromium), and waits for it to exit. */
   kill(id: string): Promise<void>;
   stop(): Promise<void>;
   /** HAProxy's own output (its log goes to stdout). */
   haproxyLogs: string[];
+}
+
+async function socketCalls(url: string, apiKey: string, calls: readonly RpcCall[]): Promise<RpcAnswer[]> {
+  const ws = new WebSocket(url, { headers: { 'x-api-key': apiKey } });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const answers = new Map<number, RpcAnswer>();
+    ws.on('message', (data: Buffer) => {
+      const answer = JSON.parse(data.toString('utf8')) as RpcAnswer;
+      answers.set(Number(answer.id), answer);
+    });
+    calls.forEach((call, i) => ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, ...call })));
+    await waitFor(
+      () => answers.size >= calls.length,
+      SOCKET_ANSWERS_TIMEOUT_MS,
+      () => `answers to ${calls.length} calls on one WebSocket (${answers.size} so far)`,
+    );
+    return calls.map((_, i) => answers.get(i) ?? {});
+  } finally {
+    ws.close();
+  }
 }
 
 function track(child: ChildProcess, logs: string[]): void {
@@ -151,10 +202,33 @@ export async function startReplicaCluster(
       30_000,
       () => `haproxy routing (log: ${haproxyLogs.join('').slice(-2000)})`,
     );
+    const post = async (body: unknown, path = '/rpc', to = url): Promise<unknown> => {
+      const res = await fetch(`${to}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-api-key': apiKey,
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new Error(
+          `HTTP ${res.status} ${text.slice(0, 200)}; haproxy: ${haproxyLogs.join('').slice(-3000)}`,
+        );
+      }
+    };
     return {
       url,
       apiKey,
       replicas,
+      post,
+      rpc: async (method, params, to) =>
+        (await post({ jsonrpc: '2.0', id: 1, method, params }, '/rpc', to)) as RpcAnswer,
+      socketCalls: (calls) => socketCalls(`${url.replace('http', 'ws')}/rpc`, apiKey, calls),
       kill: async (id) => {
         const r = replicas.find((x) => x.id === id);
         if (r !== undefined) await killGroup(r.child);

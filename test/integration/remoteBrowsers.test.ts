@@ -12,7 +12,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserTier } from '../../src/browser/browserTier.js';
 import { bindSession, rpcFailure, type BoundSession } from '../helpers/boundSession.js';
-import { startBrowserServer, type BrowserServerProcess } from '../helpers/browserServers.js';
+import { placementIn, startBrowserServer, type BrowserServerProcess } from '../helpers/browserServers.js';
 import { cmdline } from '../../bench/lib/proc.js';
 import { useFixtureAndDecoy } from '../helpers/suite.js';
 import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
@@ -123,6 +123,9 @@ describe('remote browser servers (BROWSER_ENDPOINTS)', () => {
     const placed = [first, second, third, fourth].map((s) => endpointOf(s.id));
     expect(placed.filter((e) => e === label(a))).toHaveLength(2);
     expect(placed.filter((e) => e === label(b))).toHaveLength(2);
+    // The log names each session's server (what an operator reads after a loss), and only that one.
+    for (const s of [first, second, third, fourth])
+      expect(placementIn(svc().logs, s.id)).toBe(endpointOf(s.id));
     for (const session of [first, second, third, fourth]) await visitStatic(session);
     expect(
       tier()

@@ -5,8 +5,12 @@
 // tier (BROWSER_ENDPOINTS) adds its servers through startReplicaCluster's `env`.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { haproxyInstalled, startReplicaCluster, type ReplicaCluster } from '../helpers/replicaCluster.js';
+import {
+  haproxyInstalled,
+  startReplicaCluster,
+  type ReplicaCluster,
+  type RpcAnswer,
+} from '../helpers/replicaCluster.js';
 
 /** How long a replica's log line may take to arrive through its stdout pipe after its answer. */
 const LOG_WAIT_MS = 10_000;
@@ -15,12 +19,6 @@ const CASE_TIMEOUT_MS = 120_000;
 const HAVE_HAPROXY = haproxyInstalled();
 if (!HAVE_HAPROXY)
   console.warn('replicas.test.ts skipped: /usr/sbin/haproxy is not installed (apt-get install -y haproxy)');
-
-interface RpcAnswer {
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-  id?: unknown;
-}
 
 const SESSION_NOT_FOUND = -32010;
 
@@ -32,30 +30,9 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
     ['r2', []],
   ]);
 
-  const post = async (url: string, body: unknown, path = '/rpc'): Promise<unknown> => {
-    const res = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': cluster.apiKey,
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new Error(
-        `HTTP ${res.status} ${text.slice(0, 200)}; haproxy: ${cluster.haproxyLogs.join('').slice(-3000)}`,
-      );
-    }
-  };
-  const rpc = async (
-    method: string,
-    params: Record<string, unknown>,
-    url = cluster.url,
-  ): Promise<RpcAnswer> => (await post(url, { jsonrpc: '2.0', id: 1, method, params })) as RpcAnswer;
+  const post = (url: string, body: unknown, path = '/rpc'): Promise<unknown> => cluster.post(body, path, url);
+  const rpc = (method: string, params: Record<string, unknown>, url = cluster.url): Promise<RpcAnswer> =>
+    cluster.rpc(method, params, url);
   const mark = (sid: string): string => `window.__mark = ${JSON.stringify(sid)}`;
   const readMark = { expression: 'window.__mark' };
   const replicaOf = (sid: string): string => /^s_([a-z0-9-]+)\./.exec(sid)?.[1] ?? 'none';
@@ -127,33 +104,11 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
   });
 
   it('a WebSocket on one replica reaches sessions on both', async () => {
-    const ws = new WebSocket(`${cluster.url.replace('http', 'ws')}/rpc`, {
-      headers: { 'x-api-key': cluster.apiKey },
-    });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    const answers = new Map<number, RpcAnswer>();
-    ws.on('message', (data: Buffer) => {
-      const answer = JSON.parse(data.toString('utf8')) as RpcAnswer;
-      answers.set(Number(answer.id), answer);
-    });
     const sids = [...(held.get('r1') ?? []), ...(held.get('r2') ?? [])];
-    sids.forEach((sid, i) =>
-      ws.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: i,
-          method: 'page.evaluate',
-          params: { session_id: sid, ...readMark },
-        }),
-      ),
+    const answers = await cluster.socketCalls(
+      sids.map((sid) => ({ method: 'page.evaluate', params: { session_id: sid, ...readMark } })),
     );
-    const deadline = Date.now() + 60_000;
-    while (answers.size < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    ws.close();
-    expect(sids.map((_, i) => answers.get(i)?.result)).toEqual(sids.map((sid) => ({ result: sid })));
+    expect(answers.map((a) => a.result)).toEqual(sids.map((sid) => ({ result: sid })));
   });
 
   it('/mcp tools/call reaches the session its arguments name', async () => {
