@@ -60,6 +60,8 @@ export interface PeerAddresses {
   addressOf(id: string): string | undefined;
   /** The configured peers (a template lists none). */
   readonly listed: ReadonlyMap<string, string>;
+  /** The template, when REPLICA_PEERS is one (`http://{id}.pwj.ns.svc.cluster.local:3337`). */
+  readonly template?: string;
 }
 
 function originOf(raw: string, fail: (message: string) => Error): string {
@@ -93,6 +95,7 @@ export function parsePeers(
       addressOf: (id) =>
         REPLICA_ID_PATTERN.test(id) ? originOf(raw.replaceAll(PEER_ID_PLACEHOLDER, id), fail) : undefined,
       listed: new Map(),
+      template: raw,
     };
   }
   const listed = new Map<string, string>();

@@ -24,6 +24,13 @@ export type BrowserSource = EventEmitter<BrowserSourceEvents> & {
   newContext(options: BrowserContextOptions): Promise<BrowserContext>;
   /** Remote browsers: whether `browser` is gone, or goes within `graceMs` (a call failed on it). */
   awaitLoss?(browser: Browser, graceMs: number): Promise<boolean>;
+  /**
+   * Closes a context the service is done with: a session's end, a creation that failed part-way or
+   * came too late, a pooled context let go. Remote browsers: its proxy login is revoked and its
+   * endpoint stops counting it at once, whether or not the server ever confirms the close (a close
+   * that times out abandons the context). Without it, context.close().
+   */
+  closeContext?(context: BrowserContext): Promise<void>;
   /** Names a context's owner (its session id) where the source logs per context (the proxy logins). */
   labelContext?(context: BrowserContext, label: string): void;
   start(): Promise<void>;

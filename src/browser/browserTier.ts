@@ -8,7 +8,9 @@ import type { Logger } from '../observability/logger.js';
 import { BrowserServerLostError, BrowserUnavailableError } from './browserErrors.js';
 import type { BrowserSource, BrowserSourceEvents } from './browserSource.js';
 import { CLOSED } from '../errors/mapError.js';
-import type { ProxyCredentials } from './proxyCredentials.js';
+import { DeadlineError, withDeadline } from '../errors/deadline.js';
+import { OPEN_CONTEXT_TIMEOUT_MS } from './contextPool.js';
+import type { ProxyCredentials, ProxyLogin } from './proxyCredentials.js';
 import { RemoteEndpoint, endpointError, type EndpointSpec } from './remoteBrowsers.js';
 
 /**
@@ -35,6 +37,8 @@ export interface BrowserTierOptions {
    */
   launchArgs: string[];
   logger: Logger;
+  /** Bound on the server making one context; OPEN_CONTEXT_TIMEOUT_MS unless a test sets less. */
+  openTimeoutMs?: number;
 }
 
 /** The endpoint a new context goes to: the least loaded against its capacity, among the connected. */
@@ -58,8 +62,10 @@ export function pickEndpoint<T extends { load: number; spec: EndpointSpec; conne
 export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
   private readonly endpoints: RemoteEndpoint[];
   private traces: string | undefined;
-  /** Each open context's proxy login (its username), so the session id can label it. */
-  private readonly logins = new WeakMap<BrowserContext, string>();
+  /** Each open context's proxy login, so the session id can label it and its end can revoke it. */
+  private readonly logins = new WeakMap<BrowserContext, ProxyLogin>();
+  /** Contexts the service let go of whose close the server has not confirmed: no longer counted. */
+  private readonly released = new WeakSet<BrowserContext>();
 
   constructor(private readonly options: BrowserTierOptions) {
     super();
@@ -75,6 +81,7 @@ export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
           options.logger,
           (browser) => this.emit('browserLost', browser),
           () => this.emit('relaunched'),
+          (context) => this.released.has(context),
         ),
     );
   }
@@ -115,11 +122,29 @@ export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
    * endpoint log line), so an operator can tell whose sessions a lost server took.
    */
   labelContext(context: BrowserContext, label: string): void {
-    const username = this.logins.get(context);
-    if (username !== undefined) this.options.credentials.relabel(username, label);
+    const login = this.logins.get(context);
+    if (login !== undefined) this.options.credentials.relabel(login.username, label);
     const endpoint = this.endpointOf(context.browser());
     if (endpoint !== undefined)
       this.options.logger.info({ sessionId: label, endpoint }, 'session placed on a browser server');
+  }
+
+  /** The proxy login a context was given while it holds one (tests check its revocation; never logged). */
+  loginOf(context: BrowserContext): ProxyLogin | undefined {
+    return this.logins.get(context);
+  }
+
+  /**
+   * Lets go of a context before closing it: its login is revoked and its endpoint stops counting it
+   * now, so a close that fails or never ends (a hung server; the registry then abandons it) leaves
+   * neither a live way through the proxy nor a slot of the endpoint's #cap behind.
+   */
+  async closeContext(context: BrowserContext): Promise<void> {
+    const login = this.logins.get(context);
+    if (login !== undefined) this.options.credentials.revoke(login.username);
+    this.logins.delete(context);
+    this.released.add(context);
+    await context.close();
   }
 
   /** The browser server a context lives on, by its label (for logs and tests). */
@@ -154,10 +179,24 @@ export class BrowserTier extends EventEmitter<BrowserSourceEvents> {
       this.options.proxyServer,
     );
     endpoint.opening++;
+    const making = browser.newContext(withProxy);
     try {
-      const context = await browser.newContext(withProxy);
+      const context = await withDeadline(
+        making,
+        this.options.openTimeoutMs ?? OPEN_CONTEXT_TIMEOUT_MS,
+        () => {
+          // A hung server must not hold the endpoint's count and the login forever: both are let go
+          // now, and a context that still arrives is closed (its failure is nobody's news by then).
+          making.then((late) => this.closeContext(late)).catch(() => undefined);
+          return new DeadlineError(
+            'creating a context on a browser server',
+            this.options.openTimeoutMs ?? OPEN_CONTEXT_TIMEOUT_MS,
+            ': the server may be overloaded or hung',
+          );
+        },
+      );
       context.once('close', () => this.options.credentials.revoke(login.username));
-      this.logins.set(context, login.username);
+      this.logins.set(context, login);
       return context;
     } catch (error) {
       this.options.credentials.revoke(login.username);

@@ -48,11 +48,16 @@ export function pooledWillDo(overrides: ContextOverrides): boolean {
  */
 export const OPEN_CONTEXT_TIMEOUT_MS = 30_000;
 
+/** Closes a context through its source, which lets go of what it holds for it before the close ends. */
+export function closeContext(host: BrowserSource, context: BrowserContext): Promise<void> {
+  return host.closeContext === undefined ? context.close() : host.closeContext(context);
+}
+
 /** Closes a context that is no longer wanted; a failure is logged, not thrown (the browser may be gone). */
-export async function closeQuietly(item: OpenedContext, logger: Logger): Promise<void> {
-  await item.context
-    .close()
-    .catch((error: unknown) => logger.debug({ err: error }, 'closing an unused context failed'));
+export async function closeQuietly(host: BrowserSource, item: OpenedContext, logger: Logger): Promise<void> {
+  await closeContext(host, item.context).catch((error: unknown) =>
+    logger.debug({ err: error }, 'closing an unused context failed'),
+  );
 }
 
 /** A new isolated context with its one page, on the shared browser, within OPEN_CONTEXT_TIMEOUT_MS. */
@@ -64,7 +69,8 @@ export async function openContext(
   const opening = openContextUnbounded(host, limits, overrides);
   return withDeadline(opening, OPEN_CONTEXT_TIMEOUT_MS, () => {
     // Whatever arrives late is closed, so a slow browser does not leak the context.
-    opening.then((late) => late.context.close()).catch(() => undefined);
+    // Its failure is not the caller's news: the deadline is (and a close that fails left nothing open).
+    opening.then((late) => closeContext(host, late.context)).catch(() => undefined);
     return new DeadlineError(
       'creating a browser context',
       OPEN_CONTEXT_TIMEOUT_MS,
@@ -92,7 +98,8 @@ async function openContextUnbounded(
     await installClipboard(context, limits.clipboardChars);
     return { context, page: await context.newPage() };
   } catch (error) {
-    await context.close().catch(() => undefined);
+    // The creation's own error is the one to report; the source has let go of the context either way.
+    await closeContext(host, context).catch(() => undefined);
     throw error;
   }
 }
@@ -173,9 +180,9 @@ export class ContextPool {
   async release(): Promise<boolean> {
     const item = this.ready.pop();
     if (item === undefined) return false;
-    await item.context
-      .close()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'closing a pooled context failed'));
+    await closeContext(this.host, item.context).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'closing a pooled context failed'),
+    );
     return true;
   }
 
@@ -194,7 +201,7 @@ export class ContextPool {
     });
     for (let k = 0; k < decision.shrink; k++) {
       const item = this.ready.pop();
-      if (item !== undefined) void closeQuietly(item, this.logger);
+      if (item !== undefined) void closeQuietly(this.host, item, this.logger);
     }
     for (let k = 0; k < decision.open; k++) this.openOne();
     if (decision.waiting) this.later();
@@ -221,7 +228,8 @@ export class ContextPool {
           // A create may have taken the last slot while this context was being made: room() no
           // longer counts this one, so it needs room for one more. Never hold more contexts than
           // MAX_SESSIONS allows.
-          if (this.closed || !this.host.ready || this.room() < 1) await closeQuietly(item, this.logger);
+          if (this.closed || !this.host.ready || this.room() < 1)
+            await closeQuietly(this.host, item, this.logger);
           else this.ready.push(item);
         },
         (error: unknown) => {
@@ -246,6 +254,6 @@ export class ContextPool {
     await Promise.all([...this.openings]);
     const items = this.ready;
     this.ready = [];
-    await Promise.all(items.map((i) => closeQuietly(i, this.logger)));
+    await Promise.all(items.map((i) => closeQuietly(this.host, i, this.logger)));
   }
 }

@@ -106,17 +106,22 @@ export class EgressProxy {
 
   /**
    * Resolves a name for an upstream connection, refusing it when the name leads to one of the
-   * service's own ports (an allowed name that resolves to 127.0.0.1, say): the policy judged the
-   * name as written, this judges where it goes. IP literals are not looked up; the policy judged them.
+   * service's own ports (an allowed name that resolves to 127.0.0.1, say) or to a peer replica's
+   * port at an address REPLICA_PEERS lists: the policy judged the name as written, this judges
+   * where it goes. IP literals are not looked up; the policy judged them.
    */
   private lookupNotOwn(port: number): net.LookupFunction {
     return (hostname, options, callback) => {
       dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
         if (error !== null) return callback(error, []);
-        const own = addresses.find((a) => this.policy.isOwnEndpoint(a.address, port));
+        const own = addresses.find(
+          (a) =>
+            this.policy.isOwnEndpoint(a.address, port) ||
+            this.policy.refusedEndpoint(a.address, port) !== undefined,
+        );
         if (own !== undefined) {
           const refused: NodeJS.ErrnoException = new Error(
-            `${hostname} resolves to ${own.address}:${port}, one of the service's own ports`,
+            `${hostname} resolves to ${own.address}:${port}, a port no page may reach (the service's or a peer's)`,
           );
           refused.code = 'EOWNPORT';
           return callback(refused, []);

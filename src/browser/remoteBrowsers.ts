@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { Logger } from '../observability/logger.js';
 
 /**
@@ -59,6 +59,8 @@ export class RemoteEndpoint {
     private readonly logger: Logger,
     private readonly onLost: (browser: Browser) => void,
     private readonly onBack: () => void,
+    /** A context the service let go of (closing, or abandoned): it no longer counts against the cap. */
+    private readonly released: (context: BrowserContext) => boolean = () => false,
   ) {}
 
   get label(): string {
@@ -70,9 +72,10 @@ export class RemoteEndpoint {
     return this.browser?.isConnected() === true ? this.browser : undefined;
   }
 
-  /** Contexts on it (sessions and pooled ones, this service's only) plus those being made. */
+  /** Contexts on it (sessions and pooled ones, this service's only, none let go of) plus those being made. */
   get load(): number {
-    return (this.current?.contexts().length ?? 0) + this.opening;
+    const held = (this.current?.contexts() ?? []).filter((c) => !this.released(c));
+    return held.length + this.opening;
   }
 
   /** The first connection: resolves either way; a failure starts the back-off. */

@@ -17,6 +17,7 @@ import {
 import {
   ContextPool,
   OPEN_CONTEXT_TIMEOUT_MS,
+  closeContext,
   closeQuietly,
   openContext,
   type ContextLimits,
@@ -152,7 +153,7 @@ export class SessionRegistry {
           );
           return pooled;
         } catch (error) {
-          await closeQuietly(pooled, this.logger);
+          await closeQuietly(this.host, pooled, this.logger);
           throw error;
         }
       }
@@ -267,7 +268,7 @@ export class SessionRegistry {
     session.ended = reason;
     try {
       await withDeadline(
-        session.release === undefined ? session.context.close() : session.detach(),
+        session.release === undefined ? closeContext(this.host, session.context) : session.detach(),
         this.options.closeTimeoutMs,
         () => new Error('context close timed out'),
       );

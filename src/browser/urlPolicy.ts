@@ -20,9 +20,22 @@ function parseAbsolute(raw: string): URL | PolicyVerdict {
   }
 }
 
+/**
+ * Ports of other hosts no page may reach whatever the list says (the other replicas': REPLICA_PEERS).
+ * `host` is one host (a name or an address; a loopback one stands for this machine under any of its
+ * spellings) or a pattern of names (a peer address template).
+ */
+export interface RefusedEndpoint {
+  host: string | RegExp;
+  ports: ReadonlySet<number>;
+  /** What the verdict calls it: "a port of another replica (REPLICA_PEERS)". */
+  what: string;
+}
+
 export class UrlPolicy {
   /** Ports of this machine no page may reach whatever the list says: the service's own, the egress proxy's. */
   private readonly ownPorts = new Set<number>();
+  private readonly refused: RefusedEndpoint[] = [];
   /** Names the service was bound to beyond the loopback spellings (HOST, the machine's name). */
   private readonly ownHosts = new Set<string>([bareHost(machineName())]);
 
@@ -38,9 +51,30 @@ export class UrlPolicy {
     this.ownHosts.add(bareHost(bindHost));
   }
 
+  /** Refuses `endpoint` from now on, whatever ALLOW_HOST_REGEX says. */
+  refuseEndpoint(endpoint: RefusedEndpoint): void {
+    this.refused.push(endpoint);
+  }
+
+  /** The refused endpoint of another host that host:port (a URL's hostname, or a resolved address) is. */
+  refusedEndpoint(host: string, port: number): RefusedEndpoint | undefined {
+    const bare = bareHost(host);
+    const address = mappedIPv4(bare) ?? bare;
+    return this.refused.find((e) => {
+      if (!e.ports.has(port)) return false;
+      if (e.host instanceof RegExp) return e.host.test(bare);
+      const listed = bareHost(e.host);
+      return listed === address || (this.isThisMachine(listed) && this.isThisMachine(bare));
+    });
+  }
+
   /** Whether host:port (a URL's hostname, or an address a name resolved to) is one of the refused own ports. */
   isOwnEndpoint(host: string, port: number): boolean {
-    if (!this.ownPorts.has(port)) return false;
+    return this.ownPorts.has(port) && this.isThisMachine(host);
+  }
+
+  /** Whether `host` names this machine: a loopback spelling, an interface's address, its names. */
+  private isThisMachine(host: string): boolean {
     const bare = bareHost(host);
     if (bare === 'localhost' || bare.endsWith('.localhost') || this.ownHosts.has(bare)) return true;
     const v4 = isIPv4(bare) ? bare : mappedIPv4(bare);
@@ -105,6 +139,13 @@ export class UrlPolicy {
         reason: `${url.host} is one of the service's own ports (its API or its egress proxy), which no page may reach`,
       };
     }
+    const other = this.refusedEndpoint(url.hostname, port);
+    if (other !== undefined)
+      return {
+        allowed: false,
+        url: url.href,
+        reason: `${url.host} is ${other.what}, which no page may reach`,
+      };
     // Match the canonical http(s) form, so a ws:// URL is judged by the same rule as its origin.
     const canonical =
       scheme === url.protocol ? url.href : `${scheme}//${url.host}${url.pathname}${url.search}`;

@@ -4,11 +4,12 @@ import type { UrlPolicy } from '../browser/urlPolicy.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import { startCapacityAgent } from './capacityAgent.js';
+import { peerEndpoints } from './peerPorts.js';
 
 /**
  * What a replica runs besides the service (nothing for a single service): HAProxy's capacity agent
- * on REPLICA_AGENT_PORT, and the allow-list's refusal of the peers' API ports, so no page can spend
- * a peer's rate limits or probe it, as it cannot its own replica's.
+ * on REPLICA_AGENT_PORT, and the allow-list's refusal of the peers' ports (peerPorts.ts), so no page
+ * can spend a peer's rate limits or probe it, as it cannot its own replica's.
  */
 export async function startReplicaParts(
   config: Config,
@@ -16,10 +17,7 @@ export async function startReplicaParts(
   logger: Logger,
 ): Promise<{ close: () => Promise<void> }> {
   if (config.replicaId === undefined) return { close: async () => {} };
-  for (const origin of config.replicaPeers.listed.values()) {
-    const url = new URL(origin);
-    parts.policy.refuseOwnPort(Number(url.port || (url.protocol === 'https:' ? 443 : 80)), url.hostname);
-  }
+  for (const endpoint of peerEndpoints(config)) parts.policy.refuseEndpoint(endpoint);
   if (config.replicaAgentPort === 0) return { close: async () => {} };
   const agent = await startCapacityAgent(
     config.replicaAgentPort,
