@@ -323,6 +323,7 @@ export default tseslint.config(
       'src/configUi.ts',
       'src/configReplicas.ts',
       'src/configBrowserTier.ts',
+      'src/configProxies.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -341,9 +342,10 @@ export default tseslint.config(
                 '!./configUi.js',
                 '!./configReplicas.js',
                 '!./configBrowserTier.js',
+                '!./configProxies.js',
               ],
               message:
-                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configUi.ts, configReplicas.ts and configBrowserTier.ts import nothing of the project but each other',
+                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configUi.ts, configReplicas.ts, configBrowserTier.ts and configProxies.ts import nothing of the project but each other',
             },
           ],
         },

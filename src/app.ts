@@ -52,7 +52,9 @@ export function createApp(deps: AppDeps): Express {
   // Express hashes every response body for an ETag, a screenshot's megabytes included; no answer
   // here is cached or revalidated, so the hash is work for nothing.
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // TRUSTED_PROXIES, compiled: req.ip is the client a trusted balancer names in X-Forwarded-For,
+  // else the direct peer (src/ws/clientAddress.ts gives WebSocket handshakes the same answer).
+  app.set('trust proxy', config.trustProxy);
   app.use(helmet());
   // Before anything is served or counted: a DNS-rebinding page must get nothing but the refusal.
   app.use(requireAllowedHost(config.allowedHosts));

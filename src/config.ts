@@ -1,12 +1,14 @@
 // Over 350 lines on purpose: loadConfig reads every key the service has, one after another with its
 // check, so the whole configuration is one readable function; groups of keys with their own loaders
-// live in config*.ts beside it (caps, idempotency, live streams, pool, replicas, browser tier, UI).
+// live in config*.ts beside it (caps, idempotency, live streams, pool, replicas, browser tier, UI,
+// trusted proxies).
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { loadBrowserTierConfig, type BrowserTierConfig } from './configBrowserTier.js';
 import { loadIdempotencyConfig, type IdempotencyConfig } from './configIdempotency.js';
 import { loadPoolConfig, type PoolConfig } from './configPool.js';
+import { loadProxyConfig, type ProxyConfig } from './configProxies.js';
 import { CONFIG_DEFAULTS, type ConfigKey } from './configKeys.js';
 import { loadLiveConfig, type LiveConfig } from './configLive.js';
 import { loadReplicaConfig, type ReplicaConfig } from './configReplicas.js';
@@ -17,7 +19,15 @@ import { loadUiConfig, type UiConfig } from './configUi.js';
  * The body caps (MAX_NETWORK_BODY_BYTES …) are BodyCaps' (configCaps.ts).
  */
 export interface Config
-  extends BodyCaps, IdempotencyConfig, LiveConfig, UiConfig, ReplicaConfig, PoolConfig, BrowserTierConfig {
+  extends
+    BodyCaps,
+    IdempotencyConfig,
+    LiveConfig,
+    UiConfig,
+    ReplicaConfig,
+    PoolConfig,
+    BrowserTierConfig,
+    ProxyConfig {
   port: number;
   host: string;
   /**
@@ -345,6 +355,7 @@ export function loadConfig(env: Source = process.env): Config {
     ),
     ...loadLiveConfig((key, min, max) => int(key, get(key), min, max)),
     ...loadUiConfig(get, (key, message) => new ConfigError(key, message)),
+    ...loadProxyConfig(get, (key, message) => new ConfigError(key, message)),
     ...loadReplicaConfig(
       get,
       (key, min, max) => int(key, get(key), min, max),

@@ -1,7 +1,7 @@
 // Over the 350-line guideline: this file is one declarative table (a key, its default, its section,
 // its text) that docs/configuration.md is generated from; the groups that stand apart already live
 // in configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configReplicas.ts,
-// configBrowserTier.ts and configUi.ts, and splitting the rest would split one table.
+// configBrowserTier.ts, configProxies.ts and configUi.ts, and splitting the rest would split one table.
 /** Every configuration key: its default, what it does, and its section of docs/configuration.md. */
 import { BODY_CAP_KEYS } from './configCaps.js';
 import { BROWSER_TIER_KEYS } from './configBrowserTier.js';
@@ -9,6 +9,7 @@ import { IDEMPOTENCY_CONFIG_KEYS } from './configIdempotency.js';
 import { LIVE_CONFIG_KEYS } from './configLive.js';
 import { REPLICA_KEYS } from './configReplicas.js';
 import { POOL_CONFIG_KEYS } from './configPool.js';
+import { TRUSTED_PROXY_KEYS } from './configProxies.js';
 import { UI_KEYS } from './configUi.js';
 
 export const DEFAULT_ALLOW_HOST_REGEX = '^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?(/|$)';
@@ -149,6 +150,7 @@ export const CONFIG_KEYS = {
       'Names the Host header may carry besides localhost, 127.0.0.1, [::1] and HOST (any port), comma-separated; any other Host gets 403 (DNS rebinding).',
   },
   ...UI_KEYS,
+  ...TRUSTED_PROXY_KEYS,
   ...REPLICA_KEYS,
   HEADLESS: { default: 'true', group: 'browser', description: 'Browser mode (true or false).' },
   CHROMIUM_PATH: {

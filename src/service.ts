@@ -265,6 +265,7 @@ export async function startService(
     maxPayloadBytes: config.agentMaxPayloadBytes,
     pingIntervalMs: config.agentPingIntervalMs,
     connectionTimeoutMs: config.agentConnectionTimeoutMs,
+    trustProxy: config.trustProxy,
     logger,
   });
   // JSON-RPC over WebSocket on /rpc: the same dispatcher, envelope, key and limits as POST /rpc.
@@ -277,6 +278,7 @@ export async function startService(
     rateLimitWindowMs: config.rateLimitWindowMs,
     maxSocketsPerKey: config.maxRpcSocketsPerKey,
     maxSocketsPerAddress: config.maxRpcSocketsPerAddress,
+    trustProxy: config.trustProxy,
     logger,
   });
   new UpgradeRouter((host) => hostAllowed(host, config.allowedHosts), HOST_REFUSED)

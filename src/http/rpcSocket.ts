@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { clientAddress, type TrustProxy } from '../ws/clientAddress.js';
 import { refuseUpgrade } from '../ws/upgradeRouter.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
@@ -47,6 +48,8 @@ export interface RpcSocketOptions {
   maxSocketsPerKey: number;
   /** MAX_RPC_SOCKETS_PER_ADDRESS: open sockets one client address (IPv6 by /56) may hold. */
   maxSocketsPerAddress: number;
+  /** TRUSTED_PROXIES, compiled: whose X-Forwarded-For names the client (see clientAddress). */
+  trustProxy: TrustProxy;
   logger: Logger;
 }
 
@@ -111,7 +114,7 @@ export class RpcSocketEndpoint {
   /** The upgrade handler for RPC_SOCKET_PATH (see UpgradeRouter). */
   readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { logger } = this.options;
-    const remoteAddress = req.socket.remoteAddress ?? 'unknown';
+    const remoteAddress = clientAddress(req, this.options.trustProxy);
     // Refused first and for free: a page in the service's own browser must not spend the address's budget.
     if (req.headers.origin !== undefined) {
       logger.warn(

@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import { AgentConnection } from './agentConnection.js';
 import { ProtocolParser } from './protocol.js';
 import { refuseUpgrade } from '../ws/upgradeRouter.js';
+import { clientAddress, type TrustProxy } from '../ws/clientAddress.js';
 
 /** Where agents connect (seed 001). */
 export const AGENTS_PATH = '/agents';
@@ -28,6 +29,8 @@ export interface AgentEndpointOptions {
   pingIntervalMs: number;
   /** Silence (no frame, no pong) after which a socket is cut (AGENT_CONNECTION_TIMEOUT_MS). */
   connectionTimeoutMs: number;
+  /** TRUSTED_PROXIES, compiled: an agent behind the balancer is known by its own address. */
+  trustProxy: TrustProxy;
   logger: Logger;
 }
 
@@ -72,7 +75,7 @@ export class AgentEndpoint {
   /** The upgrade handler for AGENTS_PATH (see UpgradeRouter). */
   readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { logger } = this.options;
-    const remoteAddress = req.socket.remoteAddress ?? 'unknown';
+    const remoteAddress = clientAddress(req, this.options.trustProxy);
     const origin = req.headers.origin;
     if (origin !== undefined && !this.allowedOrigins.has(canonicalOrigin(origin) ?? '')) {
       logger.warn({ origin: origin.slice(0, 200), remoteAddress }, 'agent handshake refused: browser origin');

@@ -151,6 +151,7 @@ export async function startReplicaCluster(
         REPLICA_PEERS: peersOf(id),
         HUB_REPLICA: ids[0] ?? id,
         REPLICA_AGENT_PORT: String(agentPort),
+        TRUSTED_PROXIES: '127.0.0.1',
         ...env,
       },
     });

@@ -67,6 +67,13 @@ describe('main entry point', () => {
     expect(run.output()).toContain('MAX_SESSIONS');
   });
 
+  it('a bad TRUSTED_PROXIES entry stops start-up with exit code 2 naming the key and the entry', async () => {
+    const run = start({ TRUSTED_PROXIES: '127.0.0.1,0.0.0.0/0' });
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('TRUSTED_PROXIES');
+    expect(run.output()).toContain('0.0.0.0/0');
+  });
+
   it('no browser at CHROMIUM_PATH stops start-up with exit code 3 and says what to do', async () => {
     const run = start({ CHROMIUM_PATH: '/nonexistent/chromium', API_KEY: 'k' });
     expect(await run.exited).toBe(3);

@@ -106,6 +106,10 @@ describe('deploy/compose.yaml', () => {
       for (const peer of peers) expect(config.replicaPeers.addressOf(peer)).toBe(`http://${peer}:3337`);
       // The peers call each other by service name: the Host check must let those names in.
       expect(config.allowedHosts).toEqual(expect.arrayContaining(['r1', 'r2', 'r3']));
+      // The balancer's fixed address, and only it, may name the client (TRUSTED_PROXIES).
+      expect(config.trustedProxies).toEqual([
+        at(compose, 'services', 'lb', 'networks', 'default', 'ipv4_address'),
+      ]);
     }
     // The config check can fail: a replica listing itself as a peer is refused.
     expect(() =>
@@ -121,6 +125,11 @@ describe('deploy/compose.yaml', () => {
 
   it('uses the haproxy.cfg the generator makes, which haproxy -c accepts', () => {
     expect(read('deploy/haproxy.cfg')).toBe(composeHaproxyConfig());
+    // A client's own X-Forwarded-For is deleted before HAProxy adds the source address.
+    const lines = read('deploy/haproxy.cfg').split('\n');
+    const deleted = lines.indexOf('  http-request del-header X-Forwarded-For');
+    expect(deleted).toBeGreaterThan(lines.indexOf('frontend api'));
+    expect(lines.indexOf('  option forwardfor')).toBeGreaterThan(deleted);
     if (!haproxyInstalled()) {
       console.warn('haproxy -c skipped: /usr/sbin/haproxy is not installed (apt-get install -y haproxy)');
       return;
@@ -195,7 +204,11 @@ describe('deploy/k8s', () => {
       REPLICA_PEERS: String(at(env.get('REPLICA_PEERS'), 'value')),
       HUB_REPLICA: 'pwj-0',
       REPLICA_AGENT_PORT: String(at(env.get('REPLICA_AGENT_PORT'), 'value')),
+      TRUSTED_PROXIES: String(at(env.get('TRUSTED_PROXIES'), 'value')),
     });
+    expect(config.trustedProxies).toEqual(['10.244.0.0/16']);
+    // HAProxy sees the client's own address (no SNAT), so the client it names is the real one.
+    expect(at(find('Service', 'haproxy'), 'spec', 'externalTrafficPolicy')).toBe('Local');
     expect(config.replicaPeers.addressOf('pwj-0')).toBe(
       'http://pwj-0.pwj.playwright-jsonrpc.svc.cluster.local:3337',
     );
