@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultOptions, main, type BenchOutput } from '../../bench/run.js';
-import { ACTION_OPS, DIFF_PAGES, LATENCY_OPS, SNAPSHOT_PAGES } from '../../bench/lib/results.js';
+import {
+  ACTION_OPS,
+  DIFF_PAGES,
+  LATENCY_OPS,
+  PER_CALL_OP_IDS,
+  SNAPSHOT_PAGES,
+} from '../../bench/lib/results.js';
 import { scaleTargets } from '../../bench/lib/scale.js';
 import { churnTargets } from '../../bench/lib/churn.js';
 import type { BenchSystem } from '../../bench/systems/types.js';
@@ -144,6 +150,7 @@ describe('benchmark smoke run', () => {
         ...DIFF_PAGES.map((p) => `snapshot.diff.${p.path}`),
         ...ACTION_OPS.map((o) => o.id),
         'act.batch',
+        ...PER_CALL_OP_IDS.map((id) => `percall.${id}`),
         ...scaleIds,
         ...churnIds,
       ].sort(),
