@@ -40,7 +40,12 @@ export interface AgentTask {
 const expectEqual = (what: string, got: string, want: string): string | null =>
   got === want ? null : `${what}: got "${got}", expected "${want}"`;
 
-const snap = { method: 'page.snapshot', params: { interactive: true } };
+/**
+ * What the agent looks at first: the interactive view of the page's main landmark. Every shop page
+ * has the same banner (five links) and footer around it; an agent that is given a task on the page's
+ * content scopes its snapshot to `main`, as it would a find.
+ */
+const snap = { method: 'page.snapshot', params: { interactive: true, selector: 'main' } };
 const goto = (url: string) => ({ method: 'page.goto', params: { url, waitUntil: 'load' } });
 const text = (params: Record<string, unknown> = {}) => ({ method: 'page.text', params });
 const last = (results: Record<string, unknown>[]): Record<string, unknown> => results.at(-1) ?? {};
@@ -129,7 +134,7 @@ export const TASKS: AgentTask[] = [
           { method: 'page.fill', params: { ref: refOf(s, 'textbox', 'Email'), value: SIGNUP.email } },
           { method: 'page.select', params: { ref: refOf(s, 'combobox', 'Plan'), labels: [SIGNUP.plan] } },
           { method: 'page.click', params: { ref: refOf(s, 'button', 'Next') } },
-          { method: 'page.snapshot', params: { interactive: true, since: Number(seen?.revision) } },
+          { method: 'page.snapshot', params: { ...snap.params, since: Number(seen?.revision) } },
         ]),
       );
       const d = str(step2, 'snapshot');
@@ -224,8 +229,12 @@ export const TASKS: AgentTask[] = [
     id: 'iframe',
     title: 'read the available balance shown inside the billing page iframe',
     async service(a, c) {
-      const [, read] = await a.act([goto(c.url('/tasks/billing')), text({ frames: true })]);
-      return readValue(str(read, 'text'), /Available balance:\s*([^\n]+)/, 'the balance');
+      // find.byText searches the frames too, as browser_find does: the lines around the balance.
+      const [, found] = await a.act([
+        goto(c.url('/tasks/billing')),
+        { method: 'find.byText', params: { text: 'Available balance' } },
+      ]);
+      return readValue(matchText(found), /Available balance:[\s\S]*?strong[^:\n]*: ([^\n]+)/, 'the balance');
     },
     async peer(a, c) {
       await a.tool('browser_navigate', { url: c.url('/tasks/billing') });
@@ -266,15 +275,19 @@ export const TASKS: AgentTask[] = [
     id: 'paging',
     title: `page through the orders table to find order ${ORDER} and read its status`,
     async service(a, c) {
-      const look = [
-        { method: 'find.byText', params: { text: ORDER } },
+      const look = { method: 'find.byText', params: { text: ORDER } };
+      const [, first, next] = await a.act([
+        goto(c.url('/tasks/orders')),
+        look,
         { method: 'find.byRole', params: { role: 'link', name: 'Next', exact: true } },
-      ];
-      let [, found, next] = await a.act([goto(c.url('/tasks/orders')), ...look]);
-      for (let page = 1; page < TASK_ORDER_PAGES && Number(found?.count) === 0; page++) {
-        const ref = readValue(JSON.stringify(next), /"ref":"([^"]+)"/, 'the Next link');
-        [, found, next] = await a.act([{ method: 'page.click', params: { ref } }, ...look]);
-      }
+      ]);
+      let found = first;
+      // find.byRole answers a selector for its matches that stays valid on the next page (a ref does
+      // not): the agent clicks Next by it on every page after.
+      const nextLink = str(next, 'selector');
+      if (Number(next?.count) !== 1) throw new Error('the agent did not find the Next link');
+      for (let page = 1; page < TASK_ORDER_PAGES && Number(found?.count) === 0; page++)
+        [, found] = await a.act([{ method: 'page.click', params: { selector: nextLink } }, look]);
       // The match is the order's cell; its context names the row: read the row's text.
       const row = readValue(matchText(found), /- row \[ref=(\w+)\]/, 'the row');
       const read = await a.call('page.text', { ref: row });
@@ -429,11 +442,10 @@ export const TASKS: AgentTask[] = [
     async service(a, c) {
       const [, seen] = await a.act([goto(c.url('/tasks/reports')), snap]);
       const ref = refOf(str(seen, 'snapshot'), 'link', 'October report');
-      const [clicked, listed] = await a.act([
-        { method: 'page.click', params: { ref } },
-        { method: 'downloads.list', params: {} },
-      ]);
-      return readValue(JSON.stringify(clicked?.downloads ?? listed), /"bytes":(\d+)/, 'the size');
+      // The click's report names the download it started, once saved, with its size.
+      const clicked = await a.call('page.click', { ref });
+      const saved = clicked.downloads ?? (await a.call('downloads.list')).downloads;
+      return readValue(JSON.stringify(saved), /"bytes":(\d+)/, 'the size');
     },
     async peer(a, c) {
       const s = await see(a, c.url('/tasks/reports'));

@@ -589,8 +589,8 @@ export interface PageClickParams {
 export interface PageClickResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -617,15 +617,17 @@ export interface PageClickResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -651,8 +653,8 @@ export interface PageFillParams {
 export interface PageFillResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -679,15 +681,17 @@ export interface PageFillResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -713,8 +717,8 @@ export interface PagePressParams {
 export interface PagePressResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -741,15 +745,17 @@ export interface PagePressResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -775,8 +781,8 @@ export interface PageHoverParams {
 export interface PageHoverResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -803,15 +809,17 @@ export interface PageHoverResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -839,8 +847,8 @@ export interface PageDblclickParams {
 export interface PageDblclickResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -867,15 +875,17 @@ export interface PageDblclickResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -899,8 +909,8 @@ export interface PageFocusParams {
 export interface PageFocusResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -927,15 +937,17 @@ export interface PageFocusResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -959,8 +971,8 @@ export interface PageCheckParams {
 export interface PageCheckResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -987,15 +999,17 @@ export interface PageCheckResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1019,8 +1033,8 @@ export interface PageUncheckParams {
 export interface PageUncheckResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1047,15 +1061,17 @@ export interface PageUncheckResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1085,8 +1101,8 @@ export interface PageSelectParams {
 export interface PageSelectResult {
   /** The values of the options selected after the action. */
   selected: string[];
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1113,15 +1129,17 @@ export interface PageSelectResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1149,8 +1167,8 @@ export interface PageTypeParams {
 export interface PageTypeResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1177,15 +1195,17 @@ export interface PageTypeResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1216,8 +1236,8 @@ export interface PageScrollParams {
 export interface PageScrollResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1244,15 +1264,17 @@ export interface PageScrollResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1395,11 +1417,13 @@ export interface PageActResult {
   completed: number;
   /** The index of the step that failed. */
   failedAt?: number;
-  /** One entry per step run, in order. */
+  /** One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last). */
   steps: Array<{
-    method: string;
-    ok: boolean;
-    /** The step's answer, as its method answers. */
+    /** Only in the entry of the step that failed: its method (page.waitFor for an expect). */
+    method?: string;
+    /** Only in the entry of the step that failed: false. A step that succeeded answers only its result. */
+    ok?: false;
+    /** A step that succeeded: its answer, as its method answers. */
     result?: unknown;
     /** Why the step failed, as the method's JSON-RPC error would say. */
     error?: {
@@ -1434,8 +1458,8 @@ export interface PageKeyboardParams {
 export interface PageKeyboardResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1462,15 +1486,17 @@ export interface PageKeyboardResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1504,8 +1530,8 @@ export interface PageMouseParams {
 export interface PageMouseResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1532,15 +1558,17 @@ export interface PageMouseResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1574,8 +1602,8 @@ export interface PageDragParams {
 export interface PageDragResult {
   /** True when the action completed. */
   ok: boolean;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1602,15 +1630,17 @@ export interface PageDragResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1673,8 +1703,8 @@ export interface PageUploadResult {
     mimeType: string;
     bytes: number;
   }>;
-  /** True when the main frame loaded a new document. */
-  navigated: boolean;
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
   /** The new document's title, when the action navigated. */
   title?: string;
   /** The page URL, only when the action changed it. */
@@ -1701,15 +1731,17 @@ export interface PageUploadResult {
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
-    since: number | null;
-    changes: {
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
       added: number;
       removed: number;
       changed: number;
-    } | null;
-    note: string | null;
-    /** page.snapshot with this cursor reads on when the answer stopped at its size. */
-    cursor: string | null;
+    };
+    /** Why this is a whole snapshot rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
   };
 }
 
@@ -1741,22 +1773,22 @@ export interface PageSnapshotResult {
   snapshot: string;
   /** Counts the snapshots of this session; refs and a cursor belong to one. */
   revision: number;
-  /** Pass it back to read on; null when this answer reached the end. */
-  cursor: string | null;
+  /** Pass it back to read on; absent when this answer reached the end. */
+  cursor?: string;
   /** Characters of the whole answer. */
   length: number;
   /** An estimate of the tokens in snapshot (characters / 4). */
   approxTokens: number;
-  /** The revision this answer is a diff against; null when it is a whole snapshot. */
-  since: number | null;
+  /** The revision this answer is a diff against; absent when it is a whole snapshot. */
+  since?: number;
   /** With since: how many lines were added, removed and changed. */
-  changes: {
+  changes?: {
     added: number;
     removed: number;
     changed: number;
-  } | null;
-  /** Why a diff that was asked for is a whole snapshot instead; null otherwise. */
-  note: string | null;
+  };
+  /** Why a diff that was asked for is a whole snapshot instead; absent otherwise. */
+  note?: string;
   /** The page URL. */
   url: string;
 }

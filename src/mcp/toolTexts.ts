@@ -68,7 +68,7 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'page.upload':
     'Puts files (given as base64) into a file input or the file chooser a button opens, and reports what changed.',
   'page.snapshot':
-    'Shows the page the way you need it to act: one line per element with its role, name, state and value, and a ref (e12) that page_click, page_fill and the other actions accept. interactive: true keeps only what can be acted on; since: <revision> shows only what changed. Long answers come in parts: when cursor is not null, call again with it.',
+    'Shows the page the way you need it to act: one line per element with its role, name, state and value, and a ref (e12) that page_click, page_fill and the other actions accept. interactive: true keeps only what can be acted on; since: <revision> shows only what changed. Long answers come in parts: when the answer has a cursor, call again with it.',
   'pages.list':
     'Lists the pages of the session: the main one and the popups or new tabs it opened, with which one is active.',
   'pages.select': 'Makes another page of the session the active one; later page and find tools act on it.',

@@ -1,11 +1,12 @@
 // An action method: a session method whose answer says what the action changed. The handler acts;
 // this wrapper settles the page around it (browser/actionSettle.ts) and adds the report: the URL if
-// it changed, the title, whether a navigation happened, what was still loading, and the session
+// it changed, the title, navigated: true when a navigation happened, what was still loading, and the session
 // events since the action began (console errors, failed requests, dialogs, downloads, new pages),
 // plus with observe: true the snapshot diff since the last snapshot.
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { settleAround } from '../browser/actionSettle.js';
 import { windowOpens } from '../browser/browserBarrier.js';
+import { downloadLinksClicked } from '../browser/downloadLinks.js';
 import type { Page } from 'playwright-core';
 import type { Session } from '../browser/session.js';
 import { CLOSED } from '../errors/mapError.js';
@@ -38,7 +39,12 @@ const Records = (description: string) =>
 
 /** What every action answers besides its own result. */
 export const ActionReport = {
-  navigated: Type.Boolean({ description: 'True when the main frame loaded a new document.' }),
+  navigated: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out.',
+    }),
+  ),
   title: Type.Optional(Type.String({ description: "The new document's title, when the action navigated." })),
   url: Type.Optional(Type.String({ description: 'The page URL, only when the action changed it.' })),
   pending: Strings(
@@ -112,7 +118,7 @@ export async function actAndReport<T extends object>(
   const { config } = ctx.services;
   const mark = session.events.mark();
   const downloads = session.downloads.mark();
-  const attachments = session.attachmentsSeen;
+  const attachments = session.attachmentsSeen + downloadLinksClicked(session);
   const page = session.page;
   const opening = windowOpens(page);
   const popups = session.pages.popupsHandled;
@@ -137,8 +143,9 @@ export async function actAndReport<T extends object>(
     { maxMs: config.actionSettleMs, bodyGraceMs: config.settleBodyGraceMs, title: () => session.title() },
   );
   // A download the action started is reported once it ended (saved or refused), within the settle.
-  // An attachment's response can come before the browser announces its download: wait for that too.
-  if (session.attachmentsSeen > attachments)
+  // An attachment's response, or a click on a download link, can come before the browser announces
+  // its download: wait for that too.
+  if (session.attachmentsSeen + downloadLinksClicked(session) > attachments)
     await session.downloads.firstSince(downloads, deadline - Date.now());
   await session.downloads.settledSince(downloads, deadline - Date.now());
   // A window it opened (a popup, a target=_blank link) is reported once it is a page of the session.
@@ -149,7 +156,7 @@ export async function actAndReport<T extends object>(
   const url = session.page.url();
   return {
     ...settled.result,
-    navigated: settled.navigated,
+    ...(settled.navigated ? { navigated: true as const } : {}),
     ...(settled.title === undefined ? {} : { title: settled.title }),
     ...(url !== before ? { url } : {}),
     ...(settled.pending.length > 0 ? { pending: settled.pending } : {}),

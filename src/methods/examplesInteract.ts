@@ -3,7 +3,7 @@
 import type { MethodExample } from '../rpc/openrpc.js';
 import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
-const done = { ok: true, navigated: false };
+const done = { ok: true };
 
 export const interactExamples: Record<string, MethodExample[]> = {
   'page.act': [
@@ -25,9 +25,9 @@ export const interactExamples: Record<string, MethodExample[]> = {
         completed: 3,
         failedAt: 3,
         steps: [
-          { method: 'page.fill', ok: true, result: done },
-          { method: 'page.select', ok: true, result: { selected: ['l'], navigated: false } },
-          { method: 'page.check', ok: true, result: done },
+          { result: done },
+          { result: { selected: ['l'] } },
+          { result: done },
           {
             method: 'page.click',
             ok: false,
@@ -77,7 +77,6 @@ export const interactExamples: Record<string, MethodExample[]> = {
         ok: true,
         via: 'chooser',
         files: [{ name: 'notes.txt', mimeType: 'text/plain', bytes: 5 }],
-        navigated: false,
       },
     },
   ],
@@ -89,13 +88,8 @@ export const interactExamples: Record<string, MethodExample[]> = {
         snapshot:
           '- generic [ref=e1]:\n  - generic [ref=e2]:\n    - text: Name\n    - textbox "Name" [ref=e3]: Ada\n  - generic [ref=e4]:\n    - text: Plan\n    - combobox "Plan" [ref=e5]:\n      - option "Free"\n      - option "Team" [selected]\n  - generic [ref=e6]:\n    - checkbox "Terms" [checked] [ref=e7]\n    - text: Terms\n  - button "Save" [disabled] [ref=e8]',
         revision: 1,
-        cursor: null,
         length: 339,
         approxTokens: 85,
-        // docs/behaviour.md's copy of this answer predates these three fields; the schema requires them.
-        since: null,
-        changes: null,
-        note: null,
         url: `${O}/snapshot`,
       },
     },
@@ -106,12 +100,10 @@ export const interactExamples: Record<string, MethodExample[]> = {
         snapshot:
           '@ (top)\n~ generic [ref=e2]:\n  was: generic [active] [ref=e2]:\n@ form "Profile" [ref=e10]:\n~ textbox "Text" [active] [ref=e13]: Grace\n  was: textbox "Text" [ref=e13]: Ada',
         revision: 3,
-        cursor: null,
         length: 169,
         approxTokens: 43,
         since: 2,
         changes: { added: 0, removed: 0, changed: 2 },
-        note: null,
         url: `${O}/inputs`,
       },
     },

@@ -5,7 +5,7 @@
 import type { MethodExample } from '../rpc/openrpc.js';
 import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
-const done = { ok: true, navigated: false };
+const done = { ok: true };
 
 export const pageExamples: Record<string, MethodExample[]> = {
   'page.goto': [
@@ -118,7 +118,7 @@ export const pageExamples: Record<string, MethodExample[]> = {
     {
       name: 'select options by label (docs/behaviour.md)',
       params: { session_id: S, selector: '#toppings', labels: ['Ham', 'Basil'] },
-      result: { selected: ['ham', 'basil'], navigated: false },
+      result: { selected: ['ham', 'basil'] },
     },
   ],
   'page.type': [

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isDownloadLink, noteDownloadLink } from '../browser/downloadLinks.js';
 import { evaluateInPage } from '../browser/pageEvaluate.js';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
@@ -142,13 +143,14 @@ export const pageClick = defineActionMethod({
   readOnly: false,
   async handler(params, { session }) {
     checkButton('page.click', session, params.button);
-    await (
-      await session.target(params.selector, params.ref)
-    ).click({
+    const target = await session.target(params.selector, params.ref);
+    const downloadLink = isDownloadLink(target, params.timeout);
+    await target.click({
       button: params.button,
       modifiers: params.modifiers,
       timeout: params.timeout,
     });
+    if (await downloadLink) noteDownloadLink(session);
     return { ok: true };
   },
 });

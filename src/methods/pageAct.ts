@@ -42,9 +42,20 @@ const Step = Type.Object(
 );
 
 const StepResult = Type.Object({
-  method: Type.String(),
-  ok: Type.Boolean(),
-  result: Type.Optional(Type.Unknown({ description: "The step's answer, as its method answers." })),
+  method: Type.Optional(
+    Type.String({
+      description: 'Only in the entry of the step that failed: its method (page.waitFor for an expect).',
+    }),
+  ),
+  ok: Type.Optional(
+    Type.Literal(false, {
+      description:
+        'Only in the entry of the step that failed: false. A step that succeeded answers only its result.',
+    }),
+  ),
+  result: Type.Optional(
+    Type.Unknown({ description: 'A step that succeeded: its answer, as its method answers.' }),
+  ),
   error: Type.Optional(
     Type.Object(
       { code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) },
@@ -97,6 +108,21 @@ function plan(
   });
 }
 
+/**
+ * A step's answer without its `url` when an earlier step of the run answered that same URL (a goto
+ * then a snapshot of it, a new page then its pages.select): the agent already read it.
+ */
+function withoutRepeatedUrl(result: unknown, seen: { url: string | undefined }): unknown {
+  if (typeof result !== 'object' || result === null || !('url' in result)) return result;
+  const { url, ...rest } = result as Record<string, unknown>;
+  if (typeof url !== 'string') return result;
+  if (url !== seen.url) {
+    seen.url = url;
+    return result;
+  }
+  return rest;
+}
+
 export const pageAct = defineSessionMethod({
   name: 'page.act',
   summary:
@@ -116,7 +142,10 @@ export const pageAct = defineSessionMethod({
     ok: Type.Boolean({ description: 'True when every step succeeded.' }),
     completed: Type.Integer({ description: 'How many steps succeeded.' }),
     failedAt: Type.Optional(Type.Integer({ description: 'The index of the step that failed.' })),
-    steps: Type.Array(StepResult, { description: 'One entry per step run, in order.' }),
+    steps: Type.Array(StepResult, {
+      description:
+        'One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last).',
+    }),
   }),
   errors: ['INVALID_PARAMS', 'TIMEOUT'],
   readOnly: false,
@@ -124,9 +153,10 @@ export const pageAct = defineSessionMethod({
     const { session } = ctx;
     const planned = plan(params.steps);
     const deadline = Date.now() + params.timeout;
+    const seen = { url: undefined as string | undefined };
     const results: {
-      method: string;
-      ok: boolean;
+      method?: string;
+      ok?: false;
       result?: unknown;
       error?: { code: number; message: string; data?: unknown };
     }[] = [];
@@ -152,7 +182,9 @@ export const pageAct = defineSessionMethod({
       };
       try {
         const result = await ctx.services.call(step.method, stepParams, ctx);
-        results.push({ method: step.method, ok: true, result });
+        // The caller knows which method each step ran: a step that succeeded answers its result alone,
+        // without the page URL an earlier step of this run already answered.
+        results.push({ result: withoutRepeatedUrl(result, seen) });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         results.push({

@@ -64,6 +64,15 @@ function answerFor(
   };
 }
 
+/** An answer's since, changes and note, each only when it has one (an agent reads no nulls). */
+function present(answer: Answer): { since?: number; changes?: Answer['changes'] & object; note?: string } {
+  return {
+    ...(answer.since === null ? {} : { since: answer.since }),
+    ...(answer.changes === null ? {} : { changes: answer.changes }),
+    ...(answer.note === null ? {} : { note: answer.note }),
+  };
+}
+
 /** What an action with observe: true answers: the page's changes since the last snapshot. */
 export const ObservedSchema = Type.Object(
   {
@@ -74,15 +83,19 @@ export const ObservedSchema = Type.Object(
     revision: Type.Integer({
       description: 'The revision of the snapshot taken: its refs are the current ones.',
     }),
-    since: Type.Union([Type.Integer(), Type.Null()]),
-    changes: Type.Union([
+    since: Type.Optional(
+      Type.Integer({ description: 'The revision it is a diff against; absent for a whole snapshot.' }),
+    ),
+    changes: Type.Optional(
       Type.Object({ added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer() }),
-      Type.Null(),
-    ]),
-    note: Type.Union([Type.String(), Type.Null()]),
-    cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'page.snapshot with this cursor reads on when the answer stopped at its size.',
-    }),
+    ),
+    note: Type.Optional(Type.String({ description: 'Why this is a whole snapshot rather than a diff.' })),
+    cursor: Type.Optional(
+      Type.String({
+        description:
+          'page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end.',
+      }),
+    ),
   },
   { description: 'With observe: true, what the action changed on the page, as a snapshot diff.' },
 );
@@ -112,10 +125,8 @@ export async function observeChanges(
   return {
     snapshot: page.text,
     revision: entry.revision,
-    since: answer.since,
-    changes: answer.changes,
-    note: answer.note,
-    cursor: page.next === null ? null : encodeCursor(entry.revision, page.next),
+    ...present(answer),
+    ...(page.next === null ? {} : { cursor: encodeCursor(entry.revision, page.next) }),
   };
 }
 
@@ -164,28 +175,27 @@ export const pageSnapshot = defineSessionMethod({
     revision: Type.Integer({
       description: 'Counts the snapshots of this session; refs and a cursor belong to one.',
     }),
-    cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass it back to read on; null when this answer reached the end.',
-    }),
+    cursor: Type.Optional(
+      Type.String({ description: 'Pass it back to read on; absent when this answer reached the end.' }),
+    ),
     length: Type.Integer({ description: 'Characters of the whole answer.' }),
     approxTokens: Type.Integer({ description: 'An estimate of the tokens in snapshot (characters / 4).' }),
-    since: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'The revision this answer is a diff against; null when it is a whole snapshot.',
-    }),
-    changes: Type.Union(
-      [
-        Type.Object({
-          added: Type.Integer(),
-          removed: Type.Integer(),
-          changed: Type.Integer(),
-        }),
-        Type.Null(),
-      ],
-      { description: 'With since: how many lines were added, removed and changed.' },
+    since: Type.Optional(
+      Type.Integer({
+        description: 'The revision this answer is a diff against; absent when it is a whole snapshot.',
+      }),
     ),
-    note: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why a diff that was asked for is a whole snapshot instead; null otherwise.',
-    }),
+    changes: Type.Optional(
+      Type.Object(
+        { added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer() },
+        { description: 'With since: how many lines were added, removed and changed.' },
+      ),
+    ),
+    note: Type.Optional(
+      Type.String({
+        description: 'Why a diff that was asked for is a whole snapshot instead; absent otherwise.',
+      }),
+    ),
     url: Type.String({ description: 'The page URL.' }),
   }),
   errors: ['TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'STALE_REF'],
@@ -231,12 +241,10 @@ export const pageSnapshot = defineSessionMethod({
     return {
       snapshot: page.text,
       revision: entry.revision,
-      cursor: page.next === null ? null : encodeCursor(entry.revision, page.next),
+      ...(page.next === null ? {} : { cursor: encodeCursor(entry.revision, page.next) }),
       length: entry.answer.length,
       approxTokens: page.approxTokens,
-      since: answer?.since ?? null,
-      changes: answer?.changes ?? null,
-      note: answer?.note ?? null,
+      ...(answer === undefined ? {} : present(answer)),
       url: session.page.url(),
     };
   },

@@ -113,7 +113,6 @@ describe('WebSocket /rpc', () => {
     expect(text).toContain('Apollo');
     expect(await s.call('page.click', { session_id, selector: "role=button[name='New Project']" })).toEqual({
       ok: true,
-      navigated: false,
     });
     // The session is the service's, not the socket's: HTTP sees it too.
     const listed = await suite.service.call<{ sessions: { session_id: string }[] }>('session.list');
