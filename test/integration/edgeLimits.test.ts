@@ -4,9 +4,10 @@
 // address budgets are apart (the service is shared).
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { KEY_REFUSAL_LOG_MAX } from '../../src/http/keyRefusalLog.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
+import { wsHandshake } from '../helpers/wsHandshake.js';
 
 const KEY_A = 'edge-key-a-0123456789';
 const KEY_B = 'edge-key-b-0123456789';
@@ -113,27 +114,13 @@ function postRpc(localAddress: string, key: string | undefined, message: unknown
 
 /** Opens a /rpc socket; resolves with the socket, or with the HTTP status of a refused handshake. */
 function openSocket(localAddress: string, key: string | undefined): Promise<WebSocket | number> {
-  const ws = new WebSocket(`${service.url.replace(/^http/, 'ws')}/rpc`, {
-    localAddress,
-    headers: key === undefined ? {} : { 'x-api-key': key },
-  });
-  sockets.push(ws);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no handshake answer in time')), WAIT_MS);
-    ws.once('open', () => {
-      clearTimeout(timer);
-      resolve(ws);
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      clearTimeout(timer);
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    ws.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
+  const headers: Record<string, string> = key === undefined ? {} : { 'x-api-key': key };
+  return wsHandshake(
+    `${service.url.replace(/^http/, 'ws')}/rpc`,
+    { localAddress, headers },
+    sockets,
+    WAIT_MS,
+  );
 }
 
 function opened(result: WebSocket | number): WebSocket {

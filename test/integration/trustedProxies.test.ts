@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PER_IP } from '../../src/http/rateLimits.js';
 import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
+import { wsHandshake } from '../helpers/wsHandshake.js';
 
 const KEY = 'trusted-proxies-key-0123456789';
 const WRONG = 'trusted-proxies-wrong-key';
@@ -89,24 +90,8 @@ function handshake(
   headers: Record<string, string>,
   path = '/rpc',
 ): Promise<WebSocket | number> {
-  const ws = new WebSocket(`${service.url.replace(/^http/, 'ws')}${path}`, { localAddress: from, headers });
-  sockets.push(ws);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no handshake answer in time')), WAIT_MS);
-    ws.once('open', () => {
-      clearTimeout(timer);
-      resolve(ws);
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      clearTimeout(timer);
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    ws.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
+  const url = `${service.url.replace(/^http/, 'ws')}${path}`;
+  return wsHandshake(url, { localAddress: from, headers }, sockets, WAIT_MS);
 }
 
 const withKey = (key: string, forwardedFor?: string): Record<string, string> => ({

@@ -14,12 +14,11 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { composeHaproxyConfig, k8sHaproxyConfigMap } from '../../scripts/haproxyConfig.js';
 import { loadConfig } from '../../src/config.js';
 import { HAPROXY_PATH, haproxyInstalled } from '../helpers/replicaCluster.js';
+import { at, type Node } from '../helpers/tree.js';
 
 const root = new URL('../../', import.meta.url);
 const require = createRequire(import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
-
-type Node = Record<string, unknown>;
 
 /** `haproxy -c` on a configuration's text (from a file: haproxy reads its configuration by path). */
 function haproxyCheck(cfg: string): { status: number | null; stderr: string } {
@@ -30,14 +29,6 @@ function haproxyCheck(cfg: string): { status: number | null; stderr: string } {
 
 /** A compose value as compose reads it: `${X:-default}` is its default (the tests set no X). */
 const interpolated = (value: string): string => value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
-function at(value: unknown, ...path: (string | number)[]): unknown {
-  let node = value;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Node)[key];
-  }
-  return node;
-}
 
 /** The Compose schema without its draft-04 `id` keywords (as test/unit/container.test.ts does). */
 function withoutDraft4Ids(node: unknown, namesHere = false): unknown {

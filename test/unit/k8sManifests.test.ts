@@ -16,20 +16,11 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { loadConfig, type Config } from '../../src/config.js';
 import { CONFIG_KEYS } from '../../src/configKeys.js';
+import { at, type Node } from '../helpers/tree.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
 
-type Node = Record<string, unknown>;
-
-function at(value: unknown, ...path: (string | number)[]): unknown {
-  let node = value;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Node)[key];
-  }
-  return node;
-}
 const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[]) : []);
 
 /** A model class of kubernetes-models: its apiVersion/kind, and validate() against the schema. */
