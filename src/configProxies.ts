@@ -2,7 +2,7 @@
 // pass on. Kept apart from configKeys.ts and config.ts (both over the file-size guideline); the
 // table is spread into CONFIG_KEYS and the values into Config, as configUi.ts does. The address
 // itself is read by src/ws/clientAddress.ts, for HTTP and for WebSocket handshakes alike.
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 
 /**
@@ -48,7 +48,16 @@ function entryProblem(entry: string): string | undefined {
   if (bits === 0) return 'trusts every address (/0): anyone could say any client address';
   const max = family === 4 ? 32 : 128;
   if (bits > max) return `has a prefix length over ${max}`;
+  if (family === 6 && coversEveryIPv4(address, bits))
+    return 'trusts every IPv4 address (IPv4-mapped ::ffff:0:0/96 lies inside it): anyone could say any client address';
   return undefined;
+}
+
+/** Whether an IPv6 subnet holds the whole IPv4-mapped range, which proxy-addr matches IPv4 clients against. */
+function coversEveryIPv4(address: string, bits: number): boolean {
+  const subnet = new BlockList();
+  subnet.addSubnet(address, bits, 'ipv6');
+  return subnet.check('::ffff:0:0', 'ipv6') && subnet.check('::ffff:ffff:ffff', 'ipv6');
 }
 
 /**

@@ -8,10 +8,21 @@ import type { Locator } from 'playwright-core';
 
 const clicked = new WeakMap<object, number>();
 
-/** Whether the element is (inside) an `<a download>` or `<area download>`; false when it cannot say. */
+/**
+ * The most the check waits for its element: it runs beside the click, whose answer waits for it, so
+ * an element that resolves late (or a click that navigated first) must not hold the answer up to the
+ * click's own timeout. Past it the check says false, and the settle waits for what it sees.
+ */
+export const DOWNLOAD_LINK_CHECK_MS = 1_000;
+
+/**
+ * Whether the element is (inside) an `<a download>` or `<area download>` with an href; false when it
+ * cannot say within DOWNLOAD_LINK_CHECK_MS (or `timeoutMs`, if less).
+ */
 export function isDownloadLink(target: Locator, timeoutMs: number): Promise<boolean> {
+  const timeout = Math.min(timeoutMs, DOWNLOAD_LINK_CHECK_MS);
   return target
-    .evaluate((el) => el.closest('a[download], area[download]') !== null, undefined, { timeout: timeoutMs })
+    .evaluate((el) => el.closest('a[download][href], area[download][href]') !== null, undefined, { timeout })
     .catch(() => {
       // No such element, several, or the page moved on: the click itself answers for that; the
       // settle then waits only for what the page's own events show.

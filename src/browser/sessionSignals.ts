@@ -36,7 +36,7 @@ export class SessionSignals {
   private readonly blocked: RingBuffer<BlockedEntry>;
   /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
   private readonly attachments = new WeakSet<Request>();
-  /** How many responses so far were attachments: an action that got one waits for its download. */
+  /** How many document responses so far were attachments: an action that got one waits for its download. */
   attachmentCount = 0;
 
   constructor(
@@ -163,7 +163,9 @@ export class SessionSignals {
     const blocked = headers[BLOCKED_HEADER] === '1';
     if (/^\s*attachment/i.test(headers['content-disposition'] ?? '')) {
       this.attachments.add(request);
-      this.attachmentCount += 1;
+      // Only a document becomes a download: an XHR or image answered as an attachment (JSON APIs
+      // do it against XSSI) must not make the action wait for a download that never comes.
+      if (request.isNavigationRequest()) this.attachmentCount += 1;
     }
     const id = this.requests.idOf(request);
     const entry = {

@@ -144,7 +144,9 @@ export const pageClick = defineActionMethod({
   async handler(params, { session }) {
     checkButton('page.click', session, params.button);
     const target = await session.target(params.selector, params.ref);
-    const downloadLink = isDownloadLink(target, params.timeout);
+    // Only a left click follows a link; a right or middle click on a download link saves nothing.
+    const downloadLink =
+      (params.button ?? 'left') === 'left' ? isDownloadLink(target, params.timeout) : Promise.resolve(false);
     await target.click({
       button: params.button,
       modifiers: params.modifiers,

@@ -54,6 +54,10 @@ describe('TRUSTED_PROXIES at start-up', () => {
     expect(config.trustProxy('fd01::1', 0)).toBe(false);
     expect(config.trustProxy('::1', 0)).toBe(true);
     expect(config.trustProxy('192.168.44.1', 0)).toBe(true);
+    // A mapped IPv6 range narrower than all of IPv4 is accepted, and trusts only its part.
+    const mapped = loadConfig({ TRUSTED_PROXIES: '::ffff:10.0.0.0/104' });
+    expect(mapped.trustProxy('10.1.2.3', 0)).toBe(true);
+    expect(mapped.trustProxy('11.1.2.3', 0)).toBe(false);
   });
 
   it.each([
@@ -65,6 +69,8 @@ describe('TRUSTED_PROXIES at start-up', () => {
     ['*', 'a wildcard'],
     ['0.0.0.0/0', 'every IPv4 address'],
     ['::/0', 'every IPv6 address'],
+    ['::ffff:0:0/96', 'every IPv4 address, mapped into IPv6'],
+    ['::/64', 'a range holding every IPv4-mapped address'],
     ['10.0.0.0/33', 'a prefix past 32'],
     ['fd00::/129', 'a prefix past 128'],
     ['10.0.0.0/eight', 'a prefix that is not a number'],
