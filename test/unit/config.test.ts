@@ -10,7 +10,8 @@ import {
 } from '../../src/configKeys.js';
 import { ROUTE_BODY_CEILING_BYTES } from '../../src/configCaps.js';
 import { ROUTE_BODY_SCHEMA_CEILING_BYTES } from '../../src/browser/sessionRoutes.js';
-import { ConfigError, loadConfig, substituteEnv } from '../../src/config.js';
+import { loadConfig, substituteEnv } from '../../src/config.js';
+import { configError } from '../helpers/configError.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
 let fileCount = 0;
@@ -23,17 +24,6 @@ function yamlFile(text: string): string {
   const path = join(dir, `config-${++fileCount}.yaml`);
   writeFileSync(path, text);
   return path;
-}
-
-/** The ConfigError loadConfig throws for env; fails the test when it does not throw one. */
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
 }
 
 describe('loadConfig defaults', () => {

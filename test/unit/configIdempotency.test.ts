@@ -1,16 +1,7 @@
 // The idempotency store's configuration keys: defaults, bounds and the cross-key check.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { loadConfig } from '../../src/config.js';
+import { configError } from '../helpers/configError.js';
 
 describe('IDEMPOTENCY_* configuration', () => {
   it('defaults: 10 minutes, 20000 keys, 2 MiB an answer, 64 MiB in all', () => {

@@ -1,16 +1,7 @@
 // The live sessions' configuration keys (configLive.ts): defaults and bounds.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { loadConfig } from '../../src/config.js';
+import { configError } from '../helpers/configError.js';
 
 describe('live sessions configuration', () => {
   it('defaults: a heartbeat every 15 s, 64 calls queued per session', () => {

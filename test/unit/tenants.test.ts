@@ -1,22 +1,13 @@
 // The pure parts of tenancy: the principal a key maps to, and how ADMIN_API_KEY and
 // MAX_SESSIONS_PER_KEY are read.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { principalFor } from '../../src/http/auth.js';
+import { configError } from '../helpers/configError.js';
 
 const KEY_A = 'tenant-a-key-0123456789';
 const KEY_B = 'tenant-b-key-0123456789';
 const ADMIN = 'tenant-admin-key-0123456789';
-
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('principalFor', () => {
   it('names a key by a short digest, never by the key, and the same key always alike', () => {

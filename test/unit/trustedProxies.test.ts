@@ -2,19 +2,13 @@
 // function (src/ws/clientAddress.ts) derives from a peer and its X-Forwarded-For.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import type { ConfigError } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { clientAddress } from '../../src/ws/clientAddress.js';
+import { configError } from '../helpers/configError.js';
 
 /** The ConfigError loadConfig throws for TRUSTED_PROXIES=value; fails the test when it does not throw one. */
-function refusal(value: string): ConfigError {
-  try {
-    loadConfig({ TRUSTED_PROXIES: value });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error(`TRUSTED_PROXIES=${value} was accepted`);
-}
+const refusal = (value: string): ConfigError => configError({ TRUSTED_PROXIES: value });
 
 /** A request as Node hands it over: only what the address is read from. */
 function request(peer: string | undefined, forwardedFor?: string): IncomingMessage {
