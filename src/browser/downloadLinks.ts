@@ -6,8 +6,6 @@
 // download (within the settle) as for an attachment response.
 import type { Locator } from 'playwright-core';
 
-const clicked = new WeakMap<object, number>();
-
 /**
  * The most the check waits for its element: it runs beside the click, whose answer waits for it, so
  * an element that resolves late (or a click that navigated first) must not hold the answer up to the
@@ -28,14 +26,4 @@ export function isDownloadLink(target: Locator, timeoutMs: number): Promise<bool
       // settle then waits only for what the page's own events show.
       return false;
     });
-}
-
-/** Counts a click on a download link by this session. */
-export function noteDownloadLink(session: object): void {
-  clicked.set(session, (clicked.get(session) ?? 0) + 1);
-}
-
-/** How many download links the session's clicks hit so far. */
-export function downloadLinksClicked(session: object): number {
-  return clicked.get(session) ?? 0;
 }

@@ -343,9 +343,14 @@ export class Session implements NavigationTarget {
     return historyChecked(this, this.policy, 'forward', waitUntil, timeout);
   }
 
-  /** How many attachment responses the session's pages got: an action that got one reports its download. */
-  get attachmentsSeen(): number {
-    return this.signals.attachmentCount;
+  /** Downloads seen starting before the browser announced them: an action that started one reports it. */
+  get downloadsExpected(): number {
+    return this.signals.downloadsExpected;
+  }
+
+  /** A download is on its way that no page event announces (a click on a download link). */
+  expectDownload(): void {
+    this.signals.downloadsExpected += 1;
   }
 
   /** What the allow-list refused since the last call of this; empties the list. */

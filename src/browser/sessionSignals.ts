@@ -36,8 +36,12 @@ export class SessionSignals {
   private readonly blocked: RingBuffer<BlockedEntry>;
   /** Documents answered as attachments: Chromium aborts them (ERR_ABORTED) as it hands them to the download. */
   private readonly attachments = new WeakSet<Request>();
-  /** How many document responses so far were attachments: an action that got one waits for its download. */
-  attachmentCount = 0;
+  /**
+   * Downloads the session's pages were seen to start before the browser announced them: document
+   * responses that were attachments, and clicks on download links (expectDownload). An action
+   * that raised it waits for its download.
+   */
+  downloadsExpected = 0;
 
   constructor(
     private readonly policy: UrlPolicy,
@@ -165,7 +169,7 @@ export class SessionSignals {
       this.attachments.add(request);
       // Only a document becomes a download: an XHR or image answered as an attachment (JSON APIs
       // do it against XSSI) must not make the action wait for a download that never comes.
-      if (request.isNavigationRequest()) this.attachmentCount += 1;
+      if (request.isNavigationRequest()) this.downloadsExpected += 1;
     }
     const id = this.requests.idOf(request);
     const entry = {

@@ -6,7 +6,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { settleAround } from '../browser/actionSettle.js';
 import { windowOpens } from '../browser/browserBarrier.js';
-import { downloadLinksClicked } from '../browser/downloadLinks.js';
 import type { Page } from 'playwright-core';
 import type { Session } from '../browser/session.js';
 import { CLOSED } from '../errors/mapError.js';
@@ -118,7 +117,7 @@ export async function actAndReport<T extends object>(
   const { config } = ctx.services;
   const mark = session.events.mark();
   const downloads = session.downloads.mark();
-  const attachments = session.attachmentsSeen + downloadLinksClicked(session);
+  const expected = session.downloadsExpected;
   const page = session.page;
   const opening = windowOpens(page);
   const popups = session.pages.popupsHandled;
@@ -145,7 +144,7 @@ export async function actAndReport<T extends object>(
   // A download the action started is reported once it ended (saved or refused), within the settle.
   // An attachment's response, or a click on a download link, can come before the browser announces
   // its download: wait for that too.
-  if (session.attachmentsSeen + downloadLinksClicked(session) > attachments)
+  if (session.downloadsExpected > expected)
     await session.downloads.firstSince(downloads, deadline - Date.now());
   await session.downloads.settledSince(downloads, deadline - Date.now());
   // A window it opened (a popup, a target=_blank link) is reported once it is a page of the session.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isDownloadLink, noteDownloadLink } from '../browser/downloadLinks.js';
+import { isDownloadLink } from '../browser/downloadLinks.js';
 import { evaluateInPage } from '../browser/pageEvaluate.js';
 import { withDeadline } from '../errors/deadline.js';
 import { ServiceError } from '../errors/serviceError.js';
@@ -152,7 +152,7 @@ export const pageClick = defineActionMethod({
       modifiers: params.modifiers,
       timeout: params.timeout,
     });
-    if (await downloadLink) noteDownloadLink(session);
+    if (await downloadLink) session.expectDownload();
     return { ok: true };
   },
 });
