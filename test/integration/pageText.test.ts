@@ -97,9 +97,10 @@ describe('page.text frames', () => {
     const nested = text.indexOf(
       `${header('Child Nested', '/frame-child?name=***', localhost)}\nInside the Nested frame`,
     );
-    expect(same).toBeGreaterThan(0);
-    expect(cross).toBeGreaterThan(same);
-    expect(nested).toBeGreaterThan(cross);
+    // The text read goes with each assertion: a failure on a loaded machine says what came back.
+    expect(same, text).toBeGreaterThan(0);
+    expect(cross, text).toBeGreaterThan(same);
+    expect(nested, text).toBeGreaterThan(cross);
     const without = await read(s);
     expect(without.text).not.toContain('Inside the');
     expect(without.text).not.toContain('--- frame');
