@@ -22,7 +22,13 @@ import {
   SCALE_TEXT_CALLS,
   measureScale,
 } from './lib/scale.js';
-import { mainScale, scaleChartPath, scaleCounts, writeScaleChart } from './lib/scaleRun.js';
+import {
+  mainScale,
+  scaleChartPath,
+  scaleCounts,
+  scaleErrorRecorder,
+  writeScaleChart,
+} from './lib/scaleRun.js';
 import { mainTasks } from './lib/tasks.js';
 import { CHURN_TIMEOUT_MS, measureChurn } from './lib/churn.js';
 import { mainChurn } from './lib/churnMain.js';
@@ -831,9 +837,12 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
           base,
           counts: scaleCounts(options),
           log,
-          guard: (work, label) => guard(work, label),
+          guard,
+          opTimeoutMs: options.opTimeoutMs,
           checkAbort,
-          recordError,
+          // Not the run's recorder, which stops a run drowning in errors: a level the floor cannot
+          // finish in time is a point of the curve, and the phases before it must still be written.
+          recordError: scaleErrorRecorder(errors, log, signal),
         })
       : undefined;
     if (scale)

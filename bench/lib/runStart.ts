@@ -1,5 +1,6 @@
 // What every bench entry point starts with: its clock and log-line format, the run's deadline
 // (--max-minutes) joined to the caller's abort signal (SIGINT), and the Chromium its systems launch.
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { resolveBrowser } from '../../src/browser/browserResolve.js';
@@ -18,6 +19,9 @@ export interface RunStart {
   /** Clears the deadline's timer: call it once the run is over. */
   end(): void;
 }
+
+/** Listeners the run's signal may have before Node warns: above the most operations in flight at once. */
+const RUN_SIGNAL_LISTENERS = 256;
 
 export function startRun(
   options: { quiet: boolean; maxMinutes?: number },
@@ -42,11 +46,14 @@ export function startRun(
     );
     signals.push(deadline.signal);
   }
+  const signal = AbortSignal.any(signals);
+  // Every operation in flight listens on it (withTimeout): 32 clients of the scale phase are 32.
+  setMaxListeners(RUN_SIGNAL_LISTENERS, signal);
   return {
     started,
     loadStart,
     log,
-    signal: AbortSignal.any(signals),
+    signal,
     executablePath: resolved.executablePath,
     end: () => clearTimeout(timer),
   };

@@ -135,8 +135,10 @@ export interface ScaleContext {
   base: string;
   counts: ScaleCounts;
   log(line: string): void;
-  /** Bounds one operation in time and by the run's abort signal. */
-  guard<T>(work: Promise<T>, label: string): Promise<T>;
+  /** Bounds one operation in time (opTimeoutMs unless `ms` says otherwise) and by the run's abort signal. */
+  guard<T>(work: Promise<T>, label: string, ms?: number): Promise<T>;
+  /** The bench's bound on one operation (--op-timeout; 30 s by default). */
+  opTimeoutMs: number;
   /** Throws when the run is aborted. */
   checkAbort(): void;
   /** Records an error of the phase (the bench's own recorder, which also stops a run drowning in them). */
@@ -144,6 +146,17 @@ export interface ScaleContext {
 }
 
 const LOOP_CLICK: Target = { selector: '#dbl', role: 'button', name: 'Double-click me' };
+
+/**
+ * What one flow or loop iteration may take per concurrent client: N clients on 2 cores share the
+ * machine, so one flow takes about N times as long as alone (the floor's flow alone is ~1.2 s here).
+ */
+export const THROUGHPUT_BOUND_PER_CLIENT_MS = 4_000;
+
+/** The bound of one flow or loop iteration at a client level: never under the bench's own bound. */
+export function throughputBoundMs(clients: number, opTimeoutMs: number): number {
+  return Math.max(opTimeoutMs, clients * THROUGHPUT_BOUND_PER_CLIENT_MS);
+}
 
 export function scaleLatency(samples: readonly number[]): ScaleLatency {
   return {
@@ -283,6 +296,7 @@ async function throughputPoint(
   clients: number,
 ): Promise<ScaleThroughputPoint> {
   const { base, counts } = ctx;
+  const bound = throughputBoundMs(clients, ctx.opTimeoutMs);
   const samples: number[] = [];
   let errors = 0;
   const fail = (op: string, error: unknown): void => {
@@ -324,6 +338,7 @@ async function throughputPoint(
                   }
                 }),
                 `${sys.name} flow`,
+                bound,
               ),
             );
           } catch (error) {
@@ -345,6 +360,7 @@ async function throughputPoint(
                 await s.click(LOOP_CLICK);
               }),
               `${sys.name} loop`,
+              bound,
             ),
           );
         } catch (error) {
