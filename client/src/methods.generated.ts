@@ -370,8 +370,8 @@ export interface PageGotoResult {
   title: string;
   /** HTTP status of the main document, null when there was no response. */
   status: number | null;
-  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
-  blocked: Array<{
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
     url: string;
     reason: string;
     resourceType: string;
@@ -455,8 +455,8 @@ export interface PageReloadResult {
   title: string;
   /** HTTP status of the main document, null when there was no response. */
   status: number | null;
-  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
-  blocked: Array<{
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
     url: string;
     reason: string;
     resourceType: string;
@@ -517,14 +517,14 @@ export interface PageTextParams {
 export interface PageTextResult {
   /** The text (or Markdown) of this page of the answer. */
   text: string;
-  /** True when the text goes on past this answer: cut at maxChars, or longer than the 2000000 characters the service keeps. */
-  truncated: boolean;
-  /** Length of the whole text before any cut. */
-  length: number;
-  /** Pass it back to read on; null when this answer reached the end. */
-  cursor: string | null;
-  /** An estimate of the tokens in text (characters / 4). */
-  approxTokens: number;
+  /** Present (true) when the text goes on past this answer: cut at maxChars, or longer than the 2000000 characters the service keeps. An answer that holds the whole text is text alone. */
+  truncated?: true;
+  /** With truncated: the length of the whole text before any cut. */
+  length?: number;
+  /** Pass it back to read on; absent when this answer reached the end of what the service keeps. */
+  cursor?: string;
+  /** With truncated: an estimate of the tokens in text (characters / 4). */
+  approxTokens?: number;
 }
 
 /** Params of page.content: Read the page HTML after JavaScript ran (capped at MAX_HTML_CHARS). */
@@ -1298,8 +1298,8 @@ export interface PageBackResult {
   title: string;
   /** HTTP status of the main document, null when there was no response. */
   status: number | null;
-  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
-  blocked: Array<{
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
     url: string;
     reason: string;
     resourceType: string;
@@ -1354,8 +1354,8 @@ export interface PageForwardResult {
   title: string;
   /** HTTP status of the main document, null when there was no response. */
   status: number | null;
-  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call. */
-  blocked: Array<{
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
     url: string;
     reason: string;
     resourceType: string;
@@ -1413,9 +1413,7 @@ export interface PageActParams {
 export interface PageActResult {
   /** True when every step succeeded. */
   ok: boolean;
-  /** How many steps succeeded. */
-  completed: number;
-  /** The index of the step that failed. */
+  /** The index of the step that failed (also how many succeeded); absent when ok. */
   failedAt?: number;
   /** One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last). */
   steps: Array<{
@@ -1775,10 +1773,10 @@ export interface PageSnapshotResult {
   revision: number;
   /** Pass it back to read on; absent when this answer reached the end. */
   cursor?: string;
-  /** Characters of the whole answer. */
-  length: number;
-  /** An estimate of the tokens in snapshot (characters / 4). */
-  approxTokens: number;
+  /** With cursor: characters of the whole answer (an answer that is whole leaves it out). */
+  length?: number;
+  /** With cursor: an estimate of the tokens in snapshot (characters / 4). */
+  approxTokens?: number;
   /** The revision this answer is a diff against; absent when it is a whole snapshot. */
   since?: number;
   /** With since: how many lines were added, removed and changed. */
@@ -2514,8 +2512,8 @@ export interface FindByRoleResult {
   selector: string;
   /** How many lines of the snapshot match (0 when none). */
   count: number;
-  /** True when count is more than the matches listed (limit). */
-  truncated: boolean;
+  /** Present (true) when count is more than the matches listed (limit); absent otherwise. */
+  truncated?: true;
   /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
   revision: number;
   /** The first matches, in page order (limit at most). */
@@ -2553,8 +2551,8 @@ export interface FindByTextParams {
 export interface FindByTextResult {
   /** How many lines of the snapshot match (0 when none). */
   count: number;
-  /** True when count is more than the matches listed (limit). */
-  truncated: boolean;
+  /** Present (true) when count is more than the matches listed (limit); absent otherwise. */
+  truncated?: true;
   /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
   revision: number;
   /** The first matches, in page order (limit at most). */

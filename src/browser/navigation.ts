@@ -44,7 +44,8 @@ export interface NavigationOutcome {
   status: number | null;
   /** Set when the answer came without the load event: the requests that held it, and what to do. */
   loadPending?: { requests: string[]; note: string };
-  blocked: { url: string; reason: string; resourceType: string }[];
+  /** The requests the allow-list refused during the call; absent when there were none. */
+  blocked?: { url: string; reason: string; resourceType: string }[];
   /** Set when the URL answered with an attachment: the page stayed where it was and this was saved. */
   download?: DownloadInfo;
 }
@@ -100,7 +101,7 @@ async function attachmentOutcome(
     url: target.page.url(),
     title: await target.title(),
     status: target.downloads?.statusOf(download.url) ?? null,
-    blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
+    ...blockedPart(blocked),
     download,
   };
 }
@@ -229,9 +230,15 @@ async function navigateChecked(
     url: target.page.url(),
     title: await target.title(),
     status: response?.status() ?? null,
-    blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })),
+    ...blockedPart(blocked),
     ...(loadPending === undefined ? {} : { loadPending }),
   };
+}
+
+/** A navigation's blocked requests, as its answer lists them: nothing when the allow-list refused none. */
+function blockedPart(blocked: BlockedEntry[]): Pick<NavigationOutcome, 'blocked'> {
+  if (blocked.length === 0) return {};
+  return { blocked: blocked.map((b) => ({ url: b.url, reason: b.reason, resourceType: b.resourceType })) };
 }
 
 /** A navigation's answer names at most this many requests still pending. */

@@ -231,12 +231,13 @@ export function seed000Router(options: RestOptions & { cdpConfigured: boolean })
           return { content: page.html, truncated: page.truncated };
         }
         const maxChars = textMaxChars(dispatcher);
-        const page = await call<{ text: string; truncated: boolean }>(
+        // page.text names truncated only when it cut the text.
+        const page = await call<{ text: string; truncated?: true }>(
           'page.text',
           { session_id, ...(maxChars === undefined ? {} : { maxChars }) },
           ctx,
         );
-        return { content: page.text, truncated: page.truncated };
+        return { content: page.text, truncated: page.truncated === true };
       });
       res.json({
         clientId: raw.clientId,

@@ -29,7 +29,7 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Waits until something is true: a text appears or goes away, an element becomes visible or hidden, the URL matches, or the page is loaded; or just pauses. Use it after an action whose effect comes later. Fails with a timeout message when it never happens.',
   'page.reload': 'Reloads the current page and waits for it to settle. Returns the URL, title and status.',
   'page.text':
-    'Reads what a person sees on the page as plain text (or as Markdown with format "markdown"), for the whole page or one element. Long text comes in parts: when cursor is not null, call again with that cursor to read on. Use page_snapshot instead when you need element refs to act on.',
+    'Reads what a person sees on the page as plain text (or as Markdown with format "markdown"), for the whole page or one element. Long text comes in parts: when the answer has a cursor, call again with it to read on. Use page_snapshot instead when you need element refs to act on.',
   'page.content':
     'Returns the HTML of the page as it is now, after scripts ran. Large pages are cut; prefer page_text to read and page_snapshot to find elements, and use this only when you need the markup itself.',
   'page.evaluate':

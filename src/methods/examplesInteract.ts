@@ -22,7 +22,6 @@ export const interactExamples: Record<string, MethodExample[]> = {
       },
       result: {
         ok: false,
-        completed: 3,
         failedAt: 3,
         steps: [
           { result: done },
@@ -88,8 +87,6 @@ export const interactExamples: Record<string, MethodExample[]> = {
         snapshot:
           '- generic [ref=e1]:\n  - generic [ref=e2]:\n    - text: Name\n    - textbox "Name" [ref=e3]: Ada\n  - generic [ref=e4]:\n    - text: Plan\n    - combobox "Plan" [ref=e5]:\n      - option "Free"\n      - option "Team" [selected]\n  - generic [ref=e6]:\n    - checkbox "Terms" [checked] [ref=e7]\n    - text: Terms\n  - button "Save" [disabled] [ref=e8]',
         revision: 1,
-        length: 339,
-        approxTokens: 85,
         url: `${O}/snapshot`,
       },
     },
@@ -100,8 +97,6 @@ export const interactExamples: Record<string, MethodExample[]> = {
         snapshot:
           '@ (top)\n~ generic [ref=e2]:\n  was: generic [active] [ref=e2]:\n@ form "Profile" [ref=e10]:\n~ textbox "Text" [active] [ref=e13]: Grace\n  was: textbox "Text" [ref=e13]: Ada',
         revision: 3,
-        length: 169,
-        approxTokens: 43,
         since: 2,
         changes: { added: 0, removed: 0, changed: 2 },
         url: `${O}/inputs`,

@@ -12,7 +12,7 @@ export const pageExamples: Record<string, MethodExample[]> = {
     {
       name: 'open the fixture list page',
       params: { session_id: S, url: `${O}/projects` },
-      result: { url: `${O}/projects`, title: 'Projects', status: 200, blocked: [] },
+      result: { url: `${O}/projects`, title: 'Projects', status: 200 },
     },
     {
       name: 'a link that downloads (docs/behaviour.md, Downloads)',
@@ -21,7 +21,6 @@ export const pageExamples: Record<string, MethodExample[]> = {
         url: `${O}/files/downloads`,
         title: 'Downloads',
         status: 200,
-        blocked: [],
         download: {
           download_id: 'd1',
           name: 'hello.txt',
@@ -45,7 +44,7 @@ export const pageExamples: Record<string, MethodExample[]> = {
     {
       name: 'reload the page',
       params: { session_id: S },
-      result: { url: `${O}/projects`, title: 'Projects', status: 200, blocked: [] },
+      result: { url: `${O}/projects`, title: 'Projects', status: 200 },
     },
   ],
   'page.text': [
@@ -139,14 +138,14 @@ export const pageExamples: Record<string, MethodExample[]> = {
     {
       name: 'back in history (docs/behaviour.md)',
       params: { session_id: S },
-      result: { url: `${O}/widgets`, title: 'Widgets', status: 200, blocked: [], navigated: true },
+      result: { url: `${O}/widgets`, title: 'Widgets', status: 200, navigated: true },
     },
   ],
   'page.forward': [
     {
       name: 'forward with no page ahead',
       params: { session_id: S },
-      result: { url: `${O}/projects`, title: 'Projects', status: null, blocked: [], navigated: false },
+      result: { url: `${O}/projects`, title: 'Projects', status: null, navigated: false },
     },
   ],
 };

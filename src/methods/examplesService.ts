@@ -166,7 +166,6 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       result: {
         selector: 'role=button[name="action"i]',
         count: 3,
-        truncated: false,
         revision: 1,
         matches: [
           { ref: 'e13', role: 'button', name: 'Shadow action', line: 'button "Shadow action" [ref=e13]' },
@@ -192,7 +191,6 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       params: { session_id: S, text: 'milk' },
       result: {
         count: 1,
-        truncated: false,
         revision: 2,
         matches: [
           {

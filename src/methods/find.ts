@@ -42,7 +42,11 @@ const MatchRef = Type.Union([Type.String(), Type.Null()], {
 /** What every find.* answer has besides its matches. */
 const answerFields = {
   count: Type.Integer({ description: 'How many lines of the snapshot match (0 when none).' }),
-  truncated: Type.Boolean({ description: 'True when count is more than the matches listed (limit).' }),
+  truncated: Type.Optional(
+    Type.Literal(true, {
+      description: 'Present (true) when count is more than the matches listed (limit); absent otherwise.',
+    }),
+  ),
   revision: Type.Integer({
     description: 'The revision of the snapshot the search read: its refs are the ones actions accept now.',
   }),
@@ -112,7 +116,7 @@ export const findByRole = defineSessionMethod({
     return {
       selector: roleSelector(params.role, params.name, params.exact),
       count: found.length,
-      truncated: found.length > matches.length,
+      ...(found.length > matches.length ? { truncated: true as const } : {}),
       revision: snapshot.revision,
       matches,
     };
@@ -207,7 +211,7 @@ export const findByText = defineSessionMethod({
     const matches = found.slice(0, params.limit).map(shown);
     return {
       count: found.length,
-      truncated: found.length > matches.length,
+      ...(found.length > matches.length ? { truncated: true as const } : {}),
       revision: snapshot.revision,
       matches,
     };

@@ -140,8 +140,11 @@ export const pageAct = defineSessionMethod({
   },
   result: Type.Object({
     ok: Type.Boolean({ description: 'True when every step succeeded.' }),
-    completed: Type.Integer({ description: 'How many steps succeeded.' }),
-    failedAt: Type.Optional(Type.Integer({ description: 'The index of the step that failed.' })),
+    failedAt: Type.Optional(
+      Type.Integer({
+        description: 'The index of the step that failed (also how many succeeded); absent when ok.',
+      }),
+    ),
     steps: Type.Array(StepResult, {
       description:
         'One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last).',
@@ -171,7 +174,7 @@ export const pageAct = defineSessionMethod({
             message: `page.act's timeout (${params.timeout} ms) passed before step ${index} could start.`,
           },
         });
-        return { ok: false, completed: index, failedAt: index, steps: results };
+        return { ok: false, failedAt: index, steps: results };
       }
       // A step's timeout (its own, or its method's default) is capped at what is left of page.act's.
       const own = typeof step.params.timeout === 'number' ? step.params.timeout : step.timeoutDefault;
@@ -196,10 +199,10 @@ export const pageAct = defineSessionMethod({
             ...(error.data === undefined ? {} : { data: error.data }),
           },
         });
-        return { ok: false, completed: index, failedAt: index, steps: results };
+        return { ok: false, failedAt: index, steps: results };
       }
     }
-    return { ok: true, completed: planned.length, steps: results };
+    return { ok: true, steps: results };
   },
 });
 

@@ -178,8 +178,14 @@ export const pageSnapshot = defineSessionMethod({
     cursor: Type.Optional(
       Type.String({ description: 'Pass it back to read on; absent when this answer reached the end.' }),
     ),
-    length: Type.Integer({ description: 'Characters of the whole answer.' }),
-    approxTokens: Type.Integer({ description: 'An estimate of the tokens in snapshot (characters / 4).' }),
+    length: Type.Optional(
+      Type.Integer({
+        description: 'With cursor: characters of the whole answer (an answer that is whole leaves it out).',
+      }),
+    ),
+    approxTokens: Type.Optional(
+      Type.Integer({ description: 'With cursor: an estimate of the tokens in snapshot (characters / 4).' }),
+    ),
     since: Type.Optional(
       Type.Integer({
         description: 'The revision this answer is a diff against; absent when it is a whole snapshot.',
@@ -241,9 +247,14 @@ export const pageSnapshot = defineSessionMethod({
     return {
       snapshot: page.text,
       revision: entry.revision,
-      ...(page.next === null ? {} : { cursor: encodeCursor(entry.revision, page.next) }),
-      length: entry.answer.length,
-      approxTokens: page.approxTokens,
+      // The sizes are for an answer that goes on; a whole one is its snapshot's own length.
+      ...(page.next === null
+        ? {}
+        : {
+            cursor: encodeCursor(entry.revision, page.next),
+            length: entry.answer.length,
+            approxTokens: page.approxTokens,
+          }),
       ...(answer === undefined ? {} : present(answer)),
       url: session.page.url(),
     };

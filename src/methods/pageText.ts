@@ -59,14 +59,23 @@ export const pageText = defineSessionMethod({
   },
   result: Type.Object({
     text: Type.String({ description: 'The text (or Markdown) of this page of the answer.' }),
-    truncated: Type.Boolean({
-      description: `True when the text goes on past this answer: cut at maxChars, or longer than the ${MAX_READ_CHARS} characters the service keeps.`,
-    }),
-    length: Type.Integer({ description: 'Length of the whole text before any cut.' }),
-    cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass it back to read on; null when this answer reached the end.',
-    }),
-    approxTokens: Type.Integer({ description: 'An estimate of the tokens in text (characters / 4).' }),
+    truncated: Type.Optional(
+      Type.Literal(true, {
+        description: `Present (true) when the text goes on past this answer: cut at maxChars, or longer than the ${MAX_READ_CHARS} characters the service keeps. An answer that holds the whole text is text alone.`,
+      }),
+    ),
+    length: Type.Optional(
+      Type.Integer({ description: 'With truncated: the length of the whole text before any cut.' }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        description:
+          'Pass it back to read on; absent when this answer reached the end of what the service keeps.',
+      }),
+    ),
+    approxTokens: Type.Optional(
+      Type.Integer({ description: 'With truncated: an estimate of the tokens in text (characters / 4).' }),
+    ),
   }),
   errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
   readOnly: true,
@@ -105,11 +114,13 @@ export const pageText = defineSessionMethod({
       session.lastRead = stored;
     }
     const page = pageOf(stored.text, offset, params.maxChars);
+    // An answer that holds the whole text is the text alone: the sizes and the cursor are for a cut one.
+    if (page.next === null && stored.length <= stored.text.length) return { text: page.text };
     return {
       text: page.text,
-      truncated: page.next !== null || stored.length > stored.text.length,
+      truncated: true as const,
       length: stored.length,
-      cursor: page.next === null ? null : encodeCursor(stored.revision, page.next),
+      ...(page.next === null ? {} : { cursor: encodeCursor(stored.revision, page.next) }),
       approxTokens: page.approxTokens,
     };
   },

@@ -60,12 +60,11 @@ export const NavigationResult = Type.Object({
   status: Type.Union([Type.Integer(), Type.Null()], {
     description: 'HTTP status of the main document, null when there was no response.',
   }),
-  blocked: Type.Array(
-    Type.Object({ url: Type.String(), reason: Type.String(), resourceType: Type.String() }),
-    {
+  blocked: Type.Optional(
+    Type.Array(Type.Object({ url: Type.String(), reason: Type.String(), resourceType: Type.String() }), {
       description:
-        'Requests of the page (frames, subresources, popups) that the allow-list refused during the call.',
-    },
+        'Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none.',
+    }),
   ),
   download: Type.Optional(
     Type.Object(DownloadInfoSchema.properties, {

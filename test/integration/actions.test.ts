@@ -256,7 +256,6 @@ describe('page.back and page.forward', () => {
       url: `${suite.fixture.url}/widgets`,
       title: 'Widgets',
       status: 200,
-      blocked: [],
       navigated: true,
     });
     const forward = await s.call('page.forward', { waitUntil: 'load' });
@@ -274,7 +273,7 @@ describe('page.back and page.forward', () => {
   it('a new session has no history: page.back answers navigated false on about:blank', async () => {
     const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {});
     const back = await suite.service.call('page.back', { session_id });
-    expect(back).toEqual({ url: 'about:blank', title: '', status: null, blocked: [], navigated: false });
+    expect(back).toEqual({ url: 'about:blank', title: '', status: null, navigated: false });
     await suite.service.call('session.close', { session_id });
   });
 

@@ -123,7 +123,7 @@ describe('the browser-rpc skill', () => {
     const run = await bash(code);
     expect(run.code, run.stderr).toBe(0);
     const [act, ...text] = run.stdout.trim().split('\n');
-    expect(JSON.parse(act ?? 'null')).toEqual({ ok: true, completed: 3, failedAt: null });
+    expect(JSON.parse(act ?? 'null')).toEqual({ ok: true, failedAt: null });
     expect(text.join('\n')).toContain('Hello, Ada!');
     expect(await liveSessions()).toHaveLength(before);
   });

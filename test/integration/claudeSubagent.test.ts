@@ -134,7 +134,8 @@ describe('the contract flow, as the prompt describes it', () => {
         { expect: { text: 'Hello, Ada!' } },
       ],
     });
-    expect(act).toMatchObject({ ok: true, completed: 3 });
+    expect(act.ok).toBe(true);
+    expect(act.steps).toHaveLength(3);
     // The report of each action: nothing navigated, nothing failed, so nothing to pull at once.
     for (const step of act.steps.slice(0, 2)) {
       expect(step.result).toMatchObject({ ok: true });
@@ -177,7 +178,7 @@ describe('the contract flow, as the prompt describes it', () => {
       session_id,
       steps: [{ method: 'page.click', params: { ref: brk } }, { expect: { text: 'fetched', timeout: 1000 } }],
     });
-    expect(act).toMatchObject({ ok: false, completed: 1, failedAt: 1 });
+    expect(act).toMatchObject({ ok: false, failedAt: 1 });
     const failedStep = act.steps[1];
     expect(failedStep?.error?.code).toBe(-32001);
     const clickReport = act.steps[0]?.result as { consoleErrors?: string[]; failedRequests?: unknown[] };
@@ -399,7 +400,8 @@ describe('the Claude Code files', () => {
           { expect: { text: 'Typed: Zephyr' } },
         ],
       });
-      expect(act).toMatchObject({ ok: true, completed: 4 });
+      expect(act.ok).toBe(true);
+      expect(act.steps).toHaveLength(4);
       const text = await use<PageTextResult>('page_text', {
         session_id,
         selector: 'main',

@@ -251,7 +251,7 @@ describe('MCP /mcp', () => {
       session_id: s,
       maxChars: 2_000_000,
     });
-    type Part = { text: string; truncated: boolean; cursor: string | null; approxTokens: number };
+    type Part = { text: string; truncated?: true; cursor?: string; approxTokens?: number };
     const first = expectValidOutput(
       tools.find((t) => t.name === 'page_text'),
       await call(client, 'page_text', { session_id: s }),

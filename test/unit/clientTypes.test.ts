@@ -55,10 +55,10 @@ describe('generated client types', () => {
     expectTypeOf<ResultOf<'page.text'>>().toEqualTypeOf<PageTextResult>();
     expectTypeOf<PageTextResult>().toEqualTypeOf<{
       text: string;
-      truncated: boolean;
-      length: number;
-      cursor: string | null;
-      approxTokens: number;
+      truncated?: true;
+      length?: number;
+      cursor?: string;
+      approxTokens?: number;
     }>();
     expectTypeOf<ResultOf<'page.goto'>['status']>().toEqualTypeOf<number | null>();
     expectTypeOf<CallArgs<'session.list'>>().toEqualTypeOf<

@@ -3,8 +3,8 @@ import { toolContent } from '../../src/http/toolContent.js';
 
 describe('toolContent (the content of a seed 002 execute answer)', () => {
   it('is the text of the reading methods, with a note when a cursor continues it', () => {
-    expect(toolContent('page.text', { text: 'Hello', truncated: false, cursor: null })).toBe('Hello');
-    expect(toolContent('page.snapshot', { snapshot: '- heading "A"', cursor: null })).toBe('- heading "A"');
+    expect(toolContent('page.text', { text: 'Hello' })).toBe('Hello');
+    expect(toolContent('page.snapshot', { snapshot: '- heading "A"', revision: 1 })).toBe('- heading "A"');
     expect(toolContent('page.content', { html: '<p>x</p>', truncated: false })).toBe('<p>x</p>');
     expect(toolContent('page.text', { text: 'Part', cursor: 'c1' })).toBe(
       'Part\n[more: call page.text again with cursor "c1"]',
