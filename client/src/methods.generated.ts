@@ -1415,7 +1415,7 @@ export interface PageActResult {
   ok: boolean;
   /** The index of the step that failed (also how many succeeded); absent when ok. */
   failedAt?: number;
-  /** One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last). */
+  /** One entry per step run, in order: { result } for a step that succeeded, without what the caller has: its ok: true (an action that only succeeded is {}), and its url when an earlier step of the run answered the same one or a page.goto step landed on the URL it asked for; { method, ok: false, error } for the one that failed (the last). */
   steps: Array<{
     /** Only in the entry of the step that failed: its method (page.waitFor for an expect). */
     method?: string;

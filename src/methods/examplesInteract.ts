@@ -24,9 +24,9 @@ export const interactExamples: Record<string, MethodExample[]> = {
         ok: false,
         failedAt: 3,
         steps: [
-          { result: done },
+          { result: {} },
           { result: { selected: ['l'] } },
-          { result: done },
+          { result: {} },
           {
             method: 'page.click',
             ok: false,

@@ -109,18 +109,19 @@ function plan(
 }
 
 /**
- * A step's answer without its `url` when an earlier step of the run answered that same URL (a goto
- * then a snapshot of it, a new page then its pages.select): the agent already read it.
+ * A step's answer without what the agent already has. Its `ok: true`: the entry of a step that
+ * succeeded says so. Its `url` when an earlier step of the run answered that same URL (a goto then a
+ * snapshot of it, a new page then its pages.select), or when it is the URL a page.goto step asked
+ * for and the page landed there (a redirect's target is kept).
  */
-function withoutRepeatedUrl(result: unknown, seen: { url: string | undefined }): unknown {
-  if (typeof result !== 'object' || result === null || !('url' in result)) return result;
-  const { url, ...rest } = result as Record<string, unknown>;
-  if (typeof url !== 'string') return result;
-  if (url !== seen.url) {
-    seen.url = url;
-    return result;
-  }
-  return rest;
+function withoutKnown(result: unknown, seen: { url: string | undefined }): unknown {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  const { ok, url, ...rest } = result as Record<string, unknown>;
+  const known: Record<string, unknown> = ok === true || ok === undefined ? rest : { ok, ...rest };
+  if (url === undefined) return known;
+  if (typeof url === 'string' && url === seen.url) return known;
+  if (typeof url === 'string') seen.url = url;
+  return { ...known, url };
 }
 
 export const pageAct = defineSessionMethod({
@@ -147,7 +148,7 @@ export const pageAct = defineSessionMethod({
     ),
     steps: Type.Array(StepResult, {
       description:
-        'One entry per step run, in order: { result } for a step that succeeded (its url left out when an earlier step of the run answered the same one); { method, ok: false, error } for the one that failed (the last).',
+        'One entry per step run, in order: { result } for a step that succeeded, without what the caller has: its ok: true (an action that only succeeded is {}), and its url when an earlier step of the run answered the same one or a page.goto step landed on the URL it asked for; { method, ok: false, error } for the one that failed (the last).',
     }),
   }),
   errors: ['INVALID_PARAMS', 'TIMEOUT'],
@@ -183,11 +184,13 @@ export const pageAct = defineSessionMethod({
         session_id: session.id,
         ...(step.timeout && own !== undefined && own > left ? { timeout: left } : {}),
       };
+      // A goto's own URL is known to the caller: its answer names the URL only when it landed elsewhere.
+      if (step.method === 'page.goto' && typeof step.params.url === 'string') seen.url = step.params.url;
       try {
         const result = await ctx.services.call(step.method, stepParams, ctx);
         // The caller knows which method each step ran: a step that succeeded answers its result alone,
-        // without the page URL an earlier step of this run already answered.
-        results.push({ result: withoutRepeatedUrl(result, seen) });
+        // without a page URL it already has.
+        results.push({ result: withoutKnown(result, seen) });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         results.push({

@@ -71,7 +71,7 @@ describe('page.act', () => {
     ).toEqual({ result: true });
   });
 
-  it('leaves out a url an earlier step of the run answered; a step alone keeps it', async () => {
+  it('leaves out a url the caller has (asked for, or answered before); a redirect and a step alone keep it', async () => {
     const s = await open();
     const widgets = `${suite.fixture.url}/widgets`;
     const settle = `${suite.fixture.url}/settle`;
@@ -79,14 +79,17 @@ describe('page.act', () => {
       steps: [
         { method: 'page.goto', params: { url: settle } },
         { method: 'page.snapshot', params: { interactive: true } },
-        { method: 'page.goto', params: { url: widgets } },
+        { method: 'page.goto', params: { url: `${suite.fixture.url}/redirect?to=/widgets` } },
         { method: 'page.snapshot', params: { interactive: true } },
       ],
     });
     expect(run.ok).toBe(true);
-    expect(run.steps[0]?.result).toMatchObject({ url: settle });
+    // The goto landed where it asked: its url says nothing new.
+    expect(run.steps[0]?.result).toMatchObject({ title: expect.any(String) as unknown, status: 200 });
+    expect(run.steps[0]?.result).not.toHaveProperty('url');
     expect(run.steps[1]?.result).not.toHaveProperty('url');
     expect(run.steps[1]?.result).toHaveProperty('snapshot');
+    // A redirect landed elsewhere: that url is news, the snapshot after it then leaves it out.
     expect(run.steps[2]?.result).toMatchObject({ url: widgets });
     expect(run.steps[3]?.result).not.toHaveProperty('url');
     const alone = await s.call('page.act', { steps: [{ method: 'page.snapshot', params: {} }] });
@@ -104,7 +107,8 @@ describe('page.act', () => {
     });
     expect(run).toMatchObject({ ok: false, failedAt: 1 });
     expect(run.steps).toHaveLength(2);
-    expect(run.steps[0]).toEqual({ result: { ok: true } });
+    // A step that only succeeded has nothing to report: its entry's success says it.
+    expect(run.steps[0]).toEqual({ result: {} });
     expect(run.steps[1]).toMatchObject({ method: 'page.click', ok: false, error: { code: -32001 } });
     expect(await s.value('#note')).toBe('first');
   });

@@ -136,9 +136,10 @@ describe('the contract flow, as the prompt describes it', () => {
     });
     expect(act.ok).toBe(true);
     expect(act.steps).toHaveLength(3);
-    // The report of each action: nothing navigated, nothing failed, so nothing to pull at once.
+    // The report of each action: nothing navigated, nothing failed, so nothing to pull at once
+    // (a step that only succeeded is {}: its entry's success is its ok).
     for (const step of act.steps.slice(0, 2)) {
-      expect(step.result).toMatchObject({ ok: true });
+      expect(step.result).toEqual(expect.any(Object));
       expect(step.result).not.toHaveProperty('navigated');
       expect(step.result).not.toHaveProperty('consoleErrors');
       expect(step.result).not.toHaveProperty('failedRequests');
