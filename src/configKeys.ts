@@ -85,9 +85,12 @@ export const CONFIG_KEYS = {
       'How often the janitor looks for idle sessions; a session lives at most SESSION_TTL_MS + this.',
   },
   MAX_SESSIONS: {
-    default: '8',
+    // From the scale curve (bench/ANALYSIS.md): on 2 cores, 32 clients all busy ran with no error and
+    // p99 within 1.2 × p50, and 32 idle sessions hold ~1.1 GiB of Chromium memory.
+    default: '32',
     group: 'sessions',
-    description: 'Open sessions at most (pooled contexts and attached tabs count too).',
+    description:
+      'Open sessions at most (pooled contexts and attached tabs count too). The default is what 2 cores carried with every session busy and no error in the benchmark; size it per machine from `npm run bench -- --only scale`.',
   },
   MAX_SESSIONS_PER_KEY: {
     default: '',

@@ -34,7 +34,7 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       apiKeys: [],
       sessionTtlMs: 120_000,
-      maxSessions: 8,
+      maxSessions: 32,
       rateLimitMax: 3000,
       rateLimitWindowMs: 60_000,
       bodyLimit: '512kb',
