@@ -84,7 +84,8 @@ const RUN: { method: string; example?: number; open?: string }[] = [
   { method: 'page.reload' },
   { method: 'page.evaluate' },
   { method: 'page.content' },
-  { method: 'page.text' },
+  // The example reads /article as Markdown in parts of 400 characters: a cut answer, with its cursor.
+  { method: 'page.text', open: '/article' },
   { method: 'session.list' },
   { method: 'page.hover', open: '/widgets' },
   { method: 'page.select' },
