@@ -24,6 +24,7 @@ import {
 } from './lib/scale.js';
 import {
   mainScale,
+  scaleBudgetMs,
   scaleChartPath,
   scaleCounts,
   scaleErrorRecorder,
@@ -835,7 +836,8 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
       ? await measureScale({
           systems: [floor, service],
           base,
-          counts: scaleCounts(options),
+          // Its own budget, as in --only scale: the report of every phase before it must still be written.
+          counts: { ...scaleCounts(options), budgetMs: scaleBudgetMs(options.maxMinutes, started) },
           log,
           guard,
           opTimeoutMs: options.opTimeoutMs,

@@ -74,6 +74,14 @@ function gitCommit(repoRoot: string): string {
   }
 }
 
+/**
+ * The scale phase's time budget: it stops starting levels 3 minutes before --max-minutes (counted
+ * from `started`, the run's performance.now()), so what it measured is written; at least 1 minute.
+ */
+export function scaleBudgetMs(maxMinutes: number, started: number): number {
+  return Math.max(60_000, maxMinutes * 60_000 - (performance.now() - started) - 180_000);
+}
+
 /** Errors of one system printed as they happen (every one is counted and reported). */
 const MAX_LOGGED_ERRORS_PER_SYSTEM = 20;
 
@@ -128,11 +136,7 @@ export async function mainScale(
     const result = await measureScale({
       systems,
       base: fixture.url,
-      // The phase stops starting levels 3 minutes before --max-minutes, so what it measured is written.
-      counts: {
-        ...scaleCounts(options),
-        budgetMs: Math.max(60_000, options.maxMinutes * 60_000 - (performance.now() - started) - 180_000),
-      },
+      counts: { ...scaleCounts(options), budgetMs: scaleBudgetMs(options.maxMinutes, started) },
       log,
       guard: (work, label, ms = options.opTimeoutMs) => withTimeout(work, ms, label, signal),
       opTimeoutMs: options.opTimeoutMs,

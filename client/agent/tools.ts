@@ -75,8 +75,9 @@ export const pageText: Tool = async (input, ctx) => {
     const textParams: Record<string, unknown> = { session_id };
     if (typeof args.selector === 'string') textParams.selector = args.selector;
     if (typeof args.maxChars === 'number') textParams.maxChars = args.maxChars;
-    const text = await rpc<{ text: string; truncated: boolean }>(ctx, 'page.text', textParams);
-    return { url: nav.url, title: nav.title, text: text.text, truncated: text.truncated };
+    // page.text names truncated only when it cut the text; this tool's output always says it.
+    const text = await rpc<{ text: string; truncated?: true }>(ctx, 'page.text', textParams);
+    return { url: nav.url, title: nav.title, text: text.text, truncated: text.truncated === true };
   } finally {
     await rpc(ctx, 'session.close', { session_id }).catch(() => undefined);
   }

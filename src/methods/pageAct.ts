@@ -114,15 +114,20 @@ function plan(
  * snapshot of it, a new page then its pages.select), or when it is the URL a page.goto step asked
  * for and the page landed there (a redirect's target is kept).
  */
-function withoutKnown(result: unknown, seen: { url: string | undefined }): unknown {
+function withoutKnown(method: string, result: unknown, seen: { url: string | undefined }): unknown {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
   const { ok, url, ...rest } = result as Record<string, unknown>;
   const known: Record<string, unknown> = ok === true || ok === undefined ? rest : { ok, ...rest };
   if (url === undefined) return known;
+  // A request's URL is not where the page is: kept, and not remembered.
+  if (NOT_PAGE_URL.has(method)) return { ...known, url };
   if (typeof url === 'string' && url === seen.url) return known;
   if (typeof url === 'string') seen.url = url;
   return { ...known, url };
 }
+
+/** Step methods whose answer's url is not the page's (network.get: the request's URL as asked). */
+const NOT_PAGE_URL = new Set(['network.get']);
 
 export const pageAct = defineSessionMethod({
   name: 'page.act',
@@ -190,7 +195,7 @@ export const pageAct = defineSessionMethod({
         const result = await ctx.services.call(step.method, stepParams, ctx);
         // The caller knows which method each step ran: a step that succeeded answers its result alone,
         // without a page URL it already has.
-        results.push({ result: withoutKnown(result, seen) });
+        results.push({ result: withoutKnown(step.method, result, seen) });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         results.push({

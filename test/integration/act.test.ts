@@ -96,6 +96,25 @@ describe('page.act', () => {
     expect(alone.steps[0]?.result).toMatchObject({ url: widgets });
   });
 
+  it("keeps network.get's url (the request's, not the page's) even when it equals the page URL", async () => {
+    const s = await open();
+    const widgets = `${suite.fixture.url}/widgets`;
+    const pulled = await s.call<{ requests: { id: string; url: string }[] }>('network.pull', {
+      onlyErrors: false,
+    });
+    const doc = pulled.requests.find((r) => r.url === widgets);
+    expect(doc, JSON.stringify(pulled.requests)).toBeDefined();
+    const run = await s.call('page.act', {
+      steps: [
+        { method: 'page.snapshot', params: { interactive: true } },
+        { method: 'network.get', params: { request_id: doc?.id } },
+      ],
+    });
+    expect(run.ok).toBe(true);
+    expect(run.steps[0]?.result).toMatchObject({ url: widgets });
+    expect(run.steps[1]?.result).toMatchObject({ url: widgets, method: 'GET' });
+  });
+
   it('stops at the first failing step: its error is in its entry, the steps after it do not run', async () => {
     const s = await open();
     const run = await s.call('page.act', {

@@ -862,7 +862,7 @@ describe('the reference agent (client/agent)', () => {
         timeout: 45_000,
       });
       expect(page.status).toBe('success');
-      expect(page.output).toMatchObject({ title: 'Projects' });
+      expect(page.output).toMatchObject({ title: 'Projects', truncated: false });
       expect(String((page.output as Msg).text)).toContain('Apollo');
       const { sessions } = await service.call<{ sessions: unknown[] }>('session.list');
       expect(sessions).toEqual([]);
