@@ -85,8 +85,6 @@ export const CONFIG_KEYS = {
       'How often the janitor looks for idle sessions; a session lives at most SESSION_TTL_MS + this.',
   },
   MAX_SESSIONS: {
-    // From the scale curve (bench/ANALYSIS.md): on 2 cores, 32 clients all busy ran with no error and
-    // p99 within 1.2 × p50, and 32 idle sessions hold ~1.1 GiB of Chromium memory.
     default: '32',
     group: 'sessions',
     description:
