@@ -141,7 +141,7 @@ export interface ScaleContext {
   opTimeoutMs: number;
   /** Throws when the run is aborted. */
   checkAbort(): void;
-  /** Records an error of the phase (the bench's own recorder, which also stops a run drowning in them). */
+  /** Records an error of the phase (scaleErrorRecorder: counted and reported, never stopping the phase). */
   recordError: (phase: string, sys: BenchSystem, op: string, error: unknown) => void;
 }
 
