@@ -15,6 +15,7 @@ import {
 import { ACTION_SELECTORS, DRAG, KEY, MOUSE_POINT, TYPE_TEXT, selectValue } from '../lib/acting.js';
 import { sleep } from '../lib/stats.js';
 import type { ActionKind, BenchSession, BenchSystem, FillStep, Target, TextRead } from './types.js';
+import { CONFIG_KEYS } from '../../src/configKeys.js';
 
 interface RpcResponse {
   result?: Record<string, unknown>;
@@ -356,6 +357,10 @@ export interface ServiceOptions {
 
 export type ServiceEntry = 'built' | 'source';
 
+/** quiesce: how often it reads /readyz, and how long it waits at most. */
+const QUIESCE_POLL_MS = 50;
+const QUIESCE_MAX_MS = 10_000;
+
 export class ServiceSystem implements BenchSystem {
   readonly name = 'service';
   readonly unsupported = new Set<string>();
@@ -405,6 +410,25 @@ export class ServiceSystem implements BenchSystem {
     }
     this.roots = chromiumRoots(this.spawned.pid);
     if (this.roots.length === 0) throw new Error('service: ready, but no Chromium process found under it');
+  }
+
+  /** Ready pooled contexts, as /readyz reports them. */
+  private async readyPool(): Promise<number> {
+    if (!this.rpc) throw new Error('service not started');
+    const { status, body } = await this.rpc.get('/readyz');
+    if (status !== 200) throw new Error(`/readyz answered ${status}`);
+    const pool = (JSON.parse(body) as { pool?: unknown }).pool;
+    if (typeof pool !== 'number') throw new Error(`/readyz has no pool count: ${body.slice(0, 200)}`);
+    return pool;
+  }
+
+  /** Until the pool holds POOL_SIZE ready contexts again (its refill has ended); at most QUIESCE_MAX_MS. */
+  async quiesce(): Promise<void> {
+    const size = Number(
+      this.options.env?.POOL_SIZE ?? process.env.POOL_SIZE ?? CONFIG_KEYS.POOL_SIZE.default,
+    );
+    const deadline = Date.now() + QUIESCE_MAX_MS;
+    while ((await this.readyPool()) < size && Date.now() < deadline) await sleep(QUIESCE_POLL_MS);
   }
 
   async createSession(): Promise<ServiceSession> {

@@ -1,5 +1,8 @@
 // What the benchmark asks of each system: the same operations, each mapped to that system's own API.
 
+/** After its quiesce (and for a system without one), a system rests this long: Chromium tears a closed context down. */
+export const QUIESCE_PAUSE_MS = 500;
+
 export type SystemName = 'floor' | 'service' | 'peer';
 
 /** An element as each system addresses it: a Playwright selector, or (for the peer) a role and name to find its ref. */
@@ -88,4 +91,9 @@ export interface BenchSystem {
    * rpc_request_duration_seconds histogram on /metrics), to split a call into work and transport.
    */
   serverClockMs?(method?: string): Promise<number>;
+  /**
+   * Waits until the system's own background work is done (the service: its warm pool holds as many
+   * ready contexts as at start-up again), so the next timed call does not share the CPU with it.
+   */
+  quiesce?(): Promise<void>;
 }
