@@ -370,37 +370,46 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
     });
     // The per-call rows time single calls: neither system's work after a create or a close (the
     // service's pool refill, Chromium tearing the context down) may share the CPU with the next
-    // timed call. The flow row times a goto right after a create; the churn and scale phases time
-    // creates and calls that do share it.
-    const quiesceStep: Step = {
-      id: 'setup',
-      label: 'quiesce',
-      run: async (sys) => {
-        await sys.quiesce?.();
-        await sleep(QUIESCE_PAUSE_MS);
-        return undefined;
-      },
+    // timed call, its own or the other system's. So each system rests right after its own create,
+    // close and flow, and before the iteration's first step. The flow row times a goto right after
+    // a create; the churn and scale phases time creates and calls that do share the CPU.
+    const rest = async (sys: BenchSystem): Promise<void> => {
+      if ((await sys.quiesce?.()) === false)
+        log(`latency: ${sys.name} was still busy after a create or close when the bench stopped waiting`);
+      await sleep(QUIESCE_PAUSE_MS);
     };
     const mainSteps: Step[] = [
       {
+        id: 'setup',
+        label: 'quiesce',
+        run: async (sys) => {
+          await rest(sys);
+          return undefined;
+        },
+      },
+      {
         id: 'session.create',
         label: 'create',
-        run: async (sys, st) =>
-          timed(async () => {
+        run: async (sys, st) => {
+          const ms = await timed(async () => {
             st.tmp = await sys.createSession();
-          }),
+          });
+          await rest(sys);
+          return ms;
+        },
       },
-      quiesceStep,
       {
         id: 'session.close',
         label: 'close',
-        run: async (_sys, st) => {
+        run: async (sys, st) => {
           const s = st.tmp;
           st.tmp = undefined;
-          return s ? timed(() => s.close()) : undefined;
+          if (!s) return undefined;
+          const ms = await timed(() => s.close());
+          await rest(sys);
+          return ms;
         },
       },
-      quiesceStep,
       {
         id: 'goto.static.load',
         label: 'goto',
@@ -478,7 +487,15 @@ export async function main(options: BenchOptions, hooks: BenchHooks = {}): Promi
         snapshotStep(page),
       ]),
     ];
-    const flowStep: Step = { id: 'flow', label: 'flow', run: async (sys) => timed(() => flow(sys)) };
+    const flowStep: Step = {
+      id: 'flow',
+      label: 'flow',
+      run: async (sys) => {
+        const ms = await timed(() => flow(sys));
+        await rest(sys);
+        return ms;
+      },
+    };
 
     /** Acting (issue 11): a fresh load of each page, then its actions, one timed call each. */
     const need = <K extends 'act' | 'fillsThenClick' | 'actBatch'>(

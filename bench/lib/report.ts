@@ -205,11 +205,11 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
     '"service in-server" is the time the service itself recorded for the same calls ' +
       '(the sum of its `rpc_request_duration_seconds` on /metrics, read before and after each operation): ' +
       'dispatch, validation, the session lock and the browser work. The rest of the service column is ' +
-      'HTTP, JSON and Express on loopback. After the create and after the close each system rests ' +
-      "(untimed) until its own work after them is done (the service's warm pool holds POOL_SIZE " +
-      `contexts again) and ${QUIESCE_PAUSE_MS} ms more, so ` +
-      'no row shares the CPU with a context being opened or torn ' +
-      'down; the flow row times a goto right after a create.',
+      'HTTP, JSON and Express on loopback. Right after its own create, close and flow, and before ' +
+      'each iteration, each system rests (untimed) until its own work after them is done (the ' +
+      `service's warm pool holds POOL_SIZE contexts again) and ${QUIESCE_PAUSE_MS} ms more, so no ` +
+      "row after them shares the CPU with either system's context being opened or torn down; the " +
+      'flow row times a goto right after a create.',
   );
   out.push('');
   if (m.only === 'latency') {

@@ -412,23 +412,38 @@ export class ServiceSystem implements BenchSystem {
     if (this.roots.length === 0) throw new Error('service: ready, but no Chromium process found under it');
   }
 
-  /** Ready pooled contexts, as /readyz reports them. */
-  private async readyPool(): Promise<number> {
+  /**
+   * Ready pooled contexts, as /readyz reports them; undefined when it did not say (a 503 while the
+   * browser relaunches still carries the count; a body without one does not).
+   */
+  private async readyPool(): Promise<number | undefined> {
     if (!this.rpc) throw new Error('service not started');
-    const { status, body } = await this.rpc.get('/readyz');
-    if (status !== 200) throw new Error(`/readyz answered ${status}`);
-    const pool = (JSON.parse(body) as { pool?: unknown }).pool;
-    if (typeof pool !== 'number') throw new Error(`/readyz has no pool count: ${body.slice(0, 200)}`);
-    return pool;
+    const { body } = await this.rpc.get('/readyz');
+    try {
+      const pool = (JSON.parse(body) as { pool?: unknown }).pool;
+      return typeof pool === 'number' ? pool : undefined;
+    } catch {
+      // Not JSON: not quiet yet, as far as the bench can tell; the deadline bounds the wait.
+      return undefined;
+    }
   }
 
-  /** Until the pool holds POOL_SIZE ready contexts again (its refill has ended); at most QUIESCE_MAX_MS. */
-  async quiesce(): Promise<void> {
+  /**
+   * Until the pool holds POOL_SIZE ready contexts again (its refill has ended), at most
+   * QUIESCE_MAX_MS: false when that passed first.
+   */
+  async quiesce(): Promise<boolean> {
+    // As the service reads it: an empty value is unset.
     const size = Number(
-      this.options.env?.POOL_SIZE ?? process.env.POOL_SIZE ?? CONFIG_KEYS.POOL_SIZE.default,
+      this.options.env?.POOL_SIZE || process.env.POOL_SIZE || CONFIG_KEYS.POOL_SIZE.default,
     );
     const deadline = Date.now() + QUIESCE_MAX_MS;
-    while ((await this.readyPool()) < size && Date.now() < deadline) await sleep(QUIESCE_POLL_MS);
+    for (;;) {
+      const pool = await this.readyPool();
+      if (pool !== undefined && pool >= size) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(QUIESCE_POLL_MS);
+    }
   }
 
   async createSession(): Promise<ServiceSession> {

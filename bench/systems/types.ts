@@ -92,8 +92,9 @@ export interface BenchSystem {
    */
   serverClockMs?(method?: string): Promise<number>;
   /**
-   * Waits until the system's own background work is done (the service: its warm pool holds as many
-   * ready contexts as at start-up again), so the next timed call does not share the CPU with it.
+   * Waits until the system's own background work is done (the service: its warm pool holds POOL_SIZE
+   * ready contexts again), so the next timed call does not share the CPU with it; false when it
+   * gave up waiting (the bench says so in its log).
    */
-  quiesce?(): Promise<void>;
+  quiesce?(): Promise<boolean>;
 }
