@@ -14,19 +14,82 @@ import ts from 'typescript';
  * Imports that are allowed as types only go to `@typescript-eslint/no-restricted-imports` with
  * `allowTypeImports` (the core rule lets them through, the typed rule refuses their values).
  */
-const only = (folder, allowed, message) => ({
-  files: [`src/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      { patterns: [{ group: ['../*', `!../${folder}`, ...allowed], message }] },
-    ],
+const only = (folder, allowed, message) => [
+  {
+    files: [`src/${folder}/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*', `!../${folder}`, ...allowed], message }] },
+      ],
+    },
   },
-});
+  // A file one folder deeper reaches the same layers one `../` further up; its own layer's files
+  // (`../x.js`, `../sibling/x.js`) are not matched and stay allowed.
+  {
+    files: [`src/${folder}/*/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../../*', `!../../${folder}`, ...allowed.map(deeper)], message }] },
+      ],
+    },
+  },
+];
+/** The same gitignore-style pattern written from one folder deeper. */
+const deeper = (pattern) => pattern.replace(/^(!?)\.\.\//, '$1../../');
 /** Re-admit a whole folder. */
 const dir = (name) => `!../${name}`;
-/** Re-admit single files of a folder that is otherwise refused. */
-const files = (name, ...names) => [`!../${name}`, `../${name}/*`, ...names.map((f) => `!../${name}/${f}`)];
+/**
+ * Re-admit single files of a folder that is otherwise refused; a file in a subfolder (`engine/x.js`)
+ * re-admits the subfolder and refuses its other files (gitignore cannot re-admit below a refused folder).
+ */
+const files = (name, ...names) => {
+  const out = [`!../${name}`, `../${name}/*`];
+  for (const file of names) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const sub = parts.slice(0, i).join('/');
+      if (!out.includes(`!../${name}/${sub}`)) out.push(`!../${name}/${sub}`, `../${name}/${sub}/*`);
+    }
+    out.push(`!../${name}/${file}`);
+  }
+  return out;
+};
+/**
+ * browser/'s rooms, lowest first: each imports only the rooms before it (and errors/, observability/),
+ * so no room imports one that imports it back.
+ */
+const BROWSER_ROOMS = ['engine', 'events', 'network', 'artifacts', 'page', 'session'];
+const browserRooms = () =>
+  BROWSER_ROOMS.map((room, i) => {
+    const later = BROWSER_ROOMS.slice(i + 1);
+    const below = BROWSER_ROOMS.slice(0, i);
+    return {
+      files: [`src/browser/${room}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: ['../../*', '!../../errors', '!../../observability'],
+                message: 'browser/ imports nothing above it: errors/ and observability/ only',
+              },
+              ...(later.length > 0
+                ? [
+                    {
+                      group: later.map((r) => `../${r}`),
+                      message: `browser/${room}/ imports only ${below.length > 0 ? below.map((r) => `browser/${r}/`).join(', ') : 'no other room of browser/'} (the rooms run ${BROWSER_ROOMS.join(' → ')})`,
+                    },
+                  ]
+                : []),
+            ],
+          },
+        ],
+      },
+    };
+  });
 /** Files whose imports must be `import type`. */
 const typesOnly = (group, message) => ({
   '@typescript-eslint/no-restricted-imports': [
@@ -251,6 +314,7 @@ export default tseslint.config(
     [dir('errors'), dir('observability')],
     'browser/ imports nothing above it: errors/ and observability/ only',
   ),
+  ...browserRooms(),
   only(
     'cdp',
     [dir('errors'), dir('observability'), dir('browser')],
@@ -268,20 +332,23 @@ export default tseslint.config(
       dir('browser'),
       dir('errors'),
       dir('observability'),
-      '!../config.js',
+      dir('config'),
       dir('hub'),
       dir('cdp'),
     ],
     'methods/ use rpc/defineMethod, rpc/openrpc, browser/, errors/, observability/ and config types only',
   ),
-  {
-    files: ['src/methods/**/*.ts'],
-    // Handlers reach the hub, the CDP browser and the configuration through services: types only.
+  // Handlers reach the hub, the CDP browser and the configuration through services: types only.
+  ...[
+    ['src/methods/*.ts', ['../hub/*', '../cdp/*', '../config/*']],
+    ['src/methods/*/**/*.ts', ['../../hub/*', '../../cdp/*', '../../config/*']],
+  ].map(([glob, group]) => ({
+    files: [glob],
     rules: typesOnly(
-      ['../hub/*', '../cdp/*', '../config.js'],
+      group,
       'methods/ reach the hub, the CDP browser and the configuration through services; import types only',
     ),
-  },
+  })),
   only(
     'http',
     [
@@ -289,7 +356,7 @@ export default tseslint.config(
       dir('errors'),
       dir('observability'),
       dir('ws'),
-      ...files('browser', 'browserHost.js'),
+      ...files('browser', 'engine/browserHost.js'),
     ],
     'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, errors/, observability/, ws/ and browserHost types',
   ),
@@ -301,57 +368,18 @@ export default tseslint.config(
       dir('observability'),
       dir('ws'),
       ...files('http', 'bodyErrors.js', 'auth.js'),
-      ...files('browser', 'browserHost.js'),
+      ...files('browser', 'engine/browserHost.js'),
     ],
     'transports reach methods only through dispatch: rpc/jsonRpc, rpc/dispatch, rpc/openrpc (the projection MCP shares), errors/, observability/, ws/, http/bodyErrors, http/auth and browserHost types',
   ),
   {
     files: ['src/http/**/*.ts', 'src/mcp/**/*.ts'],
     rules: typesOnly(
-      ['../rpc/dispatch.js', '../rpc/defineMethod.js', '../browser/browserHost.js'],
+      ['../rpc/dispatch.js', '../rpc/defineMethod.js', '../browser/engine/browserHost.js'],
       'transports use the dispatcher, method metadata and the browser host as types only (the composition root builds them)',
     ),
   },
-  {
-    files: [
-      'src/config.ts',
-      'src/configKeys.ts',
-      'src/configCaps.ts',
-      'src/configIdempotency.ts',
-      'src/configLive.ts',
-      'src/configPool.ts',
-      'src/configUi.ts',
-      'src/configReplicas.ts',
-      'src/configBrowserTier.ts',
-      'src/configProxies.ts',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                './*',
-                '../*',
-                '!./configKeys.js',
-                '!./configCaps.js',
-                '!./configIdempotency.js',
-                '!./configLive.js',
-                '!./configPool.js',
-                '!./configUi.js',
-                '!./configReplicas.js',
-                '!./configBrowserTier.js',
-                '!./configProxies.js',
-              ],
-              message:
-                'config.ts, configKeys.ts, configCaps.ts, configIdempotency.ts, configLive.ts, configPool.ts, configUi.ts, configReplicas.ts, configBrowserTier.ts and configProxies.ts import nothing of the project but each other',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  only('config', [], 'config/ imports nothing of the project: its files import only each other'),
   {
     // The service's web pages: browser ES modules, type-checked through ui/tsconfig.json.
     files: ['ui/**/*.js'],

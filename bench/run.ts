@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchArgs } from '../src/browser/browserResolve.js';
+import { launchArgs } from '../src/browser/engine/browserResolve.js';
 import { startRun } from './lib/runStart.js';
 import { startFixtureServer, type FixtureServer } from '../test/fixtures/fixtureServer.js';
 import { ACT_CLICK, actFills, actionPage } from './lib/acting.js';

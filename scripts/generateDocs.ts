@@ -2,7 +2,7 @@
 // the reference pages docs/methods.md, docs/errors.md and docs/configuration.md. The page renderers
 // are pure functions of the plain data passed in; only the imports below reach into src/.
 import { format, resolveConfig } from 'prettier';
-import { CONFIG_GROUP_NOTES, CONFIG_GROUPS, CONFIG_KEYS } from '../src/configKeys.js';
+import { CONFIG_GROUP_NOTES, CONFIG_GROUPS, CONFIG_KEYS } from '../src/config/configKeys.js';
 import { allMethods } from '../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../src/errors/catalogue.js';
 import { openRpcDocument } from '../src/service.js';
@@ -276,7 +276,7 @@ export function renderConfigDoc(
   notes: Readonly<Partial<Record<string, readonly string[]>>> = {},
 ): string {
   const out = [
-    generatedBanner('the configuration table (src/config.ts)'),
+    generatedBanner('the configuration table (src/config/config.ts)'),
     '',
     '# Configuration',
     '',

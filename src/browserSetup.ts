@@ -1,12 +1,12 @@
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { Logger } from './observability/logger.js';
-import { BrowserHost } from './browser/browserHost.js';
-import { serviceLaunchArgs, type ResolvedBrowser } from './browser/browserResolve.js';
-import type { BrowserSource } from './browser/browserSource.js';
-import { BrowserTier } from './browser/browserTier.js';
-import { EgressProxy } from './browser/egressProxy.js';
-import { ProxyCredentials } from './browser/proxyCredentials.js';
-import type { UrlPolicy } from './browser/urlPolicy.js';
+import { BrowserHost } from './browser/engine/browserHost.js';
+import { serviceLaunchArgs, type ResolvedBrowser } from './browser/engine/browserResolve.js';
+import type { BrowserSource } from './browser/engine/browserSource.js';
+import { BrowserTier } from './browser/engine/browserTier.js';
+import { EgressProxy } from './browser/network/egressProxy.js';
+import { ProxyCredentials } from './browser/engine/proxyCredentials.js';
+import type { UrlPolicy } from './browser/network/urlPolicy.js';
 
 export interface StartedBrowser {
   browser: BrowserSource;

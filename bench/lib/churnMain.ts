@@ -3,7 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { launchArgs } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/engine/browserResolve.js';
 import { startRun } from './runStart.js';
 import { FloorSystem } from '../systems/floor.js';
 import { ServiceSystem, type ServiceEntry } from '../systems/service.js';

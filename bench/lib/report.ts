@@ -447,7 +447,7 @@ export function renderMarkdown(r: BenchResults, rawFile: string): string {
   out.push('');
   out.push(
     'All three drive the same Chromium binary with the same extra launch flags (launchArgs from ' +
-      "src/browser/browserResolve.ts; the peer gets them through its config file) on top of each one's " +
+      "src/browser/engine/browserResolve.ts; the peer gets them through its config file) on top of each one's " +
       "Playwright defaults (the peer's Playwright is another version: the flag lines above show the " +
       'differences). The service adds its lean process model (serviceLaunchArgs: one --disable-features ' +
       "switch that repeats Playwright's list and turns off the omnibox popup's per-window renderer). " +
@@ -632,7 +632,7 @@ function actingSection(r: BenchResults, targetById: Map<string, TargetResult>): 
       'The floor is the bare Playwright call (`locator.hover()`, `dblclick()`, `check()`, ' +
       '`selectOption()`, `pressSequentially()`, `focus()`, `page.keyboard.press()`, ' +
       '`page.mouse.click()`, `scrollIntoViewIfNeeded()`, `dragTo({steps: 10})`); the service is the ' +
-      'method over HTTP, which also settles (browser/actionSettle.ts: one round trip for the title, ' +
+      'method over HTTP, which also settles (browser/page/actionSettle.ts: one round trip for the title, ' +
       'and the wait for what the action started) and answers the report (`navigated`, `title`, the ' +
       'session events since the action). "in-server" is the service\'s own ' +
       '`rpc_request_duration_seconds` for the call (for `page.act`, only its own entry: its steps ' +

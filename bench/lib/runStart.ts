@@ -3,7 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { resolveBrowser } from '../../src/browser/browserResolve.js';
+import { resolveBrowser } from '../../src/browser/engine/browserResolve.js';
 
 export interface RunStart {
   /** performance.now() when the run started. */

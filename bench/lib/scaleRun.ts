@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { launchArgs } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/engine/browserResolve.js';
 import { startFixtureServer } from '../../test/fixtures/fixtureServer.js';
 import { FloorSystem } from '../systems/floor.js';
 import { startRun } from './runStart.js';

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { launchArgs } from '../../src/browser/browserResolve.js';
+import { launchArgs } from '../../src/browser/engine/browserResolve.js';
 import { startRun } from './runStart.js';
 import { startFixtureServer } from '../../test/fixtures/fixtureServer.js';
 import { taskRun } from '../../test/fixtures/routes/tasks.js';

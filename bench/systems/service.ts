@@ -15,7 +15,7 @@ import {
 import { ACTION_SELECTORS, DRAG, KEY, MOUSE_POINT, TYPE_TEXT, selectValue } from '../lib/acting.js';
 import { sleep } from '../lib/stats.js';
 import type { ActionKind, BenchSession, BenchSystem, FillStep, Target, TextRead } from './types.js';
-import { CONFIG_KEYS } from '../../src/configKeys.js';
+import { CONFIG_KEYS } from '../../src/config/configKeys.js';
 
 interface RpcResponse {
   result?: Record<string, unknown>;

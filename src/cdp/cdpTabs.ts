@@ -1,6 +1,6 @@
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
-import type { UrlPolicy } from '../browser/urlPolicy.js';
+import type { UrlPolicy } from '../browser/network/urlPolicy.js';
 import type { Logger } from '../observability/logger.js';
 import { guardTab } from './tabGuard.js';
 import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';

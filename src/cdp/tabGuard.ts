@@ -1,5 +1,5 @@
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
-import type { UrlPolicy } from '../browser/urlPolicy.js';
+import type { UrlPolicy } from '../browser/network/urlPolicy.js';
 
 /**
  * Removes WebRTC from a document: the CDP_URL browser was not launched by the service, so it lacks

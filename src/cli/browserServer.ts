@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { chromium, type BrowserServer } from 'playwright-core';
-import { resolveBrowser, serviceLaunchArgs } from '../browser/browserResolve.js';
+import { resolveBrowser, serviceLaunchArgs } from '../browser/engine/browserResolve.js';
 import { watchParent } from './parentWatch.js';
 import { UsageError } from './serviceUrl.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { BrowserNotFoundError, startService } from '../service.js';
 import { watchParent } from './parentWatch.js';

@@ -18,7 +18,7 @@ export interface StreamEvent {
   [field: string]: unknown;
 }
 
-/** What the stream does with what it reads (browser/eventFeed.ts FeedSink, structurally). */
+/** What the stream does with what it reads (browser/events/eventFeed.ts FeedSink, structurally). */
 export interface StreamSink {
   event(event: StreamEvent): boolean;
   dropped(n: number): void;

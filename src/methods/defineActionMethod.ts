@@ -1,20 +1,20 @@
 // An action method: a session method whose answer says what the action changed. The handler acts;
-// this wrapper settles the page around it (browser/actionSettle.ts) and adds the report: the URL if
+// this wrapper settles the page around it (browser/page/actionSettle.ts) and adds the report: the URL if
 // it changed, the title, navigated: true when a navigation happened, what was still loading, and the session
 // events since the action began (console errors, failed requests, dialogs, downloads, new pages),
 // plus with observe: true the snapshot diff since the last snapshot.
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import { settleAround } from '../browser/actionSettle.js';
-import { windowOpens } from '../browser/browserBarrier.js';
+import { settleAround } from '../browser/page/actionSettle.js';
+import { windowOpens } from '../browser/engine/browserBarrier.js';
 import type { Page } from 'playwright-core';
-import type { Session } from '../browser/session.js';
+import type { Session } from '../browser/session/session.js';
 import { CLOSED } from '../errors/mapError.js';
-import type { SessionEvent } from '../browser/sessionEvents.js';
+import type { SessionEvent } from '../browser/events/sessionEvents.js';
 import type { MethodSpec } from '../rpc/defineMethod.js';
 import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
 import { ACTION_TIMEOUT_MS, Ok } from './params.js';
-import { observeChanges, ObservedSchema } from './pageSnapshot.js';
-import { withTargetErrors } from './targetFailure.js';
+import { observeChanges, ObservedSchema } from './page/pageSnapshot.js';
+import { withTargetErrors } from './page/targetFailure.js';
 
 /** A report lists at most this many events of one kind, then says how many more there were. */
 export const MAX_REPORTED_EVENTS = 10;

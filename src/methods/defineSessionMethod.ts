@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import type { Session } from '../browser/session.js';
-import { failureTracing } from '../browser/traceStore.js';
+import type { Session } from '../browser/session/session.js';
+import { failureTracing } from '../browser/artifacts/traceStore.js';
 import { CallerGoneError } from '../errors/serviceError.js';
 import {
   methodDefiner,

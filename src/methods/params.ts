@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { REF_PATTERN } from '../browser/pageSnapshot.js';
-import { DownloadInfoSchema } from '../browser/downloadStore.js';
+import { REF_PATTERN } from '../browser/page/pageSnapshot.js';
+import { DownloadInfoSchema } from '../browser/artifacts/downloadStore.js';
 
 /** Playwright's own defaults for the seed's actions and navigations. */
 export const ACTION_TIMEOUT_MS = 15_000;

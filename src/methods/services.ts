@@ -1,9 +1,9 @@
 import type { AgentRegistry } from '../hub/agentRegistry.js';
 import type { CdpTabs } from '../cdp/cdpTabs.js';
-import type { Config } from '../config.js';
-import type { BrowserSource } from '../browser/browserSource.js';
-import type { SessionRegistry } from '../browser/sessionRegistry.js';
-import type { UrlPolicy } from '../browser/urlPolicy.js';
+import type { Config } from '../config/config.js';
+import type { BrowserSource } from '../browser/engine/browserSource.js';
+import type { SessionRegistry } from '../browser/session/sessionRegistry.js';
+import type { UrlPolicy } from '../browser/network/urlPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OpenRpcDocument } from '../rpc/openrpc.js';
 import type { CallInfo } from '../rpc/defineMethod.js';

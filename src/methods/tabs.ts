@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { SessionCaller } from '../browser/sessionOwners.js';
+import type { SessionCaller } from '../browser/engine/sessionOwners.js';
 import type { TabPage } from '../cdp/cdpTabs.js';
 import { defineMethod } from './defineSessionMethod.js';
 import { ServiceError } from '../errors/serviceError.js';

@@ -1,5 +1,5 @@
-import type { RefusedEndpoint } from '../browser/urlPolicy.js';
-import { PEER_ID_PLACEHOLDER, REPLICA_ID_PATTERN, type ReplicaConfig } from '../configReplicas.js';
+import type { RefusedEndpoint } from '../browser/network/urlPolicy.js';
+import { PEER_ID_PLACEHOLDER, REPLICA_ID_PATTERN, type ReplicaConfig } from '../config/configReplicas.js';
 
 /** What a page is told a peer's port is. */
 const PEER_PORT = 'a port of another replica (REPLICA_PEERS)';

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/serviceError.js';
-import type { PeerAddresses } from '../configReplicas.js';
+import type { PeerAddresses } from '../config/configReplicas.js';
 import type { Logger } from '../observability/logger.js';
 import type { CallContext, RpcDispatcher } from '../rpc/dispatch.js';
 import type { MethodInfo, Principal } from '../rpc/defineMethod.js';

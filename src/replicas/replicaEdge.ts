@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import express, { type Router } from 'express';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import type { Principal } from '../rpc/defineMethod.js';

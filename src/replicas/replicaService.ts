@@ -1,7 +1,7 @@
-import type { BrowserSource } from '../browser/browserSource.js';
-import type { SessionRegistry } from '../browser/sessionRegistry.js';
-import type { UrlPolicy } from '../browser/urlPolicy.js';
-import type { Config } from '../config.js';
+import type { BrowserSource } from '../browser/engine/browserSource.js';
+import type { SessionRegistry } from '../browser/session/sessionRegistry.js';
+import type { UrlPolicy } from '../browser/network/urlPolicy.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { startCapacityAgent } from './capacityAgent.js';
 import { peerEndpoints } from './peerPorts.js';

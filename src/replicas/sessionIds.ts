@@ -1,4 +1,4 @@
-import { REPLICA_ID_PATTERN } from '../configReplicas.js';
+import { REPLICA_ID_PATTERN } from '../config/configReplicas.js';
 
 /** What a session id starts with on a replica: `s_` and the replica id, then `.` before the uuid. */
 export function sessionIdPrefix(replicaId: string | undefined): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 
 /**
- * TRUSTED_PROXIES, compiled (src/configProxies.ts): whether the hop `hop` places from the service
+ * TRUSTED_PROXIES, compiled (src/config/configProxies.ts): whether the hop `hop` places from the service
  * (0: the direct peer) may say, in X-Forwarded-For, who sent it the request.
  */
 export type TrustProxy = (address: string, hop: number) => boolean;

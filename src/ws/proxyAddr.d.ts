@@ -1,5 +1,5 @@
 // proxy-addr (Express's own dependency, which req.ip runs on) ships no types: the part
-// src/ws/clientAddress.ts and src/configProxies.ts use.
+// src/ws/clientAddress.ts and src/config/configProxies.ts use.
 declare module 'proxy-addr' {
   import type { IncomingMessage } from 'node:http';
 

@@ -89,9 +89,9 @@ export async function startBrowserServer(args: string[] = []): Promise<BrowserSe
   };
 }
 
-/** What the browser tier logs when it places a session on a server (src/browser/browserTier.ts). */
+/** What the browser tier logs when it places a session on a server (src/browser/engine/browserTier.ts). */
 export const PLACED_MESSAGE = 'session placed on a browser server';
-/** What it logs when a server's connection drops (src/browser/remoteBrowsers.ts). */
+/** What it logs when a server's connection drops (src/browser/engine/remoteBrowsers.ts). */
 export const LOST_MESSAGE = 'browser server went away; its sessions are lost';
 
 interface TierLogEntry {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveBrowser } from '../../src/browser/browserResolve.js';
+import { resolveBrowser } from '../../src/browser/engine/browserResolve.js';
 
 /** Chromium prints its DevTools endpoint on stderr within a few seconds; past this it did not start. */
 const CHROME_START_TIMEOUT_MS = 30_000;

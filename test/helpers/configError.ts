@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 
 /** The ConfigError loadConfig throws for `env`; throws itself when loadConfig accepts it or fails otherwise. */
 export function configError(env: Record<string, string>): ConfigError {

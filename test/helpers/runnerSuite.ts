@@ -3,7 +3,7 @@
 // Chromium of the test's own that opens /ui/runner.html like a person would.
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { resolveBrowser } from '../../src/browser/browserResolve.js';
+import { resolveBrowser } from '../../src/browser/engine/browserResolve.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from './fakeMessagesApi.js';
 import { TEST_API_KEY, startTestService, type TestService } from './testService.js';

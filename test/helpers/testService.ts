@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.js';
-import type { ConfigKey } from '../../src/configKeys.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { ConfigKey } from '../../src/config/configKeys.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 

@@ -1,7 +1,7 @@
 // page.act (issue 11): a whole form in one round trip, stopping at the first failing step, with
 // expectations, on the fixture app's /widgets page.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_ACT_STEPS } from '../../src/methods/pageAct.js';
+import { MAX_ACT_STEPS } from '../../src/methods/page/pageAct.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { rpcFailure } from '../helpers/boundSession.js';
 

@@ -27,7 +27,7 @@ import {
 } from '../../src/hub/agentRegistry.js';
 import { READY_BEFORE_REGISTER } from '../../src/hub/agentConnection.js';
 import { EvaluationLog } from '../../src/hub/evaluationLog.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { mapError } from '../../src/errors/mapError.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';

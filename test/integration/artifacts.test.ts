@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRINTED_PAGES } from '../fixtures/routes/artifacts.js';
-import { TRACE_RESTART_CHUNKS } from '../../src/browser/traceStore.js';
+import { TRACE_RESTART_CHUNKS } from '../../src/browser/artifacts/traceStore.js';
 import { bindSession, rpcFailure, type BoundSession } from '../helpers/boundSession.js';
 import { startCdpChrome, type CdpChrome } from '../helpers/cdpChrome.js';
 import { useFixtureAndDecoy, useServiceSuite, type ServiceSuite } from '../helpers/suite.js';

@@ -6,7 +6,7 @@ import {
   AUTOMATION_LAUNCH_ARGS,
   LEAN_DISABLED_FEATURES,
   WEBRTC_LAUNCH_ARGS,
-} from '../../src/browser/browserResolve.js';
+} from '../../src/browser/engine/browserResolve.js';
 import { cmdline } from '../../bench/lib/proc.js';
 import { browserProcesses, chromiumTree } from '../helpers/procfs.js';
 import { useServiceSuite } from '../helpers/suite.js';

@@ -3,7 +3,7 @@
 // paste chord pastes the session's own clipboard, the middle button is refused, and the page's
 // navigator.clipboard reads and writes the session's clipboard (reads only with clipboard-read).
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
+import { CONFIG_DEFAULTS } from '../../src/config/configKeys.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite, type ServiceSuite } from '../helpers/suite.js';
 

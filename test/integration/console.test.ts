@@ -481,7 +481,7 @@ describe('GET /sessions/{id}/screencast', () => {
   });
 
   it('refuses a viewer past SCREENCAST_MAX_VIEWERS with 429', async () => {
-    const { SCREENCAST_MAX_VIEWERS } = await import('../../src/browser/screencast.js');
+    const { SCREENCAST_MAX_VIEWERS } = await import('../../src/browser/artifacts/screencast.js');
     const id = await suite.open('/');
     const controllers: AbortController[] = [];
     try {

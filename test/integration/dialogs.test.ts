@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError, waitFor } from '../helpers/testService.js';
-import type { SessionEvent } from '../../src/browser/sessionEvents.js';
+import type { SessionEvent } from '../../src/browser/events/sessionEvents.js';
 import { rpcFailure } from '../helpers/boundSession.js';
 
 const suite = useServiceSuite();

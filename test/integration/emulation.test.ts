@@ -3,7 +3,7 @@
 // purpose refused; session.addInitScript seen by the page and its frames before their own scripts,
 // within its limits.
 import { describe, expect, it } from 'vitest';
-import { MAX_INIT_SCRIPTS } from '../../src/methods/storage.js';
+import { MAX_INIT_SCRIPTS } from '../../src/methods/session/storage.js';
 import { bindSession, rpcFailure, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 

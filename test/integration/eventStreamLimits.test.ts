@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { MAX_EVENT_STREAMS_PER_KEY } from '../../src/http/eventStream.js';
-import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/methods/sessionSubscribe.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/methods/session/sessionSubscribe.js';
 import { Inbox } from '../helpers/inbox.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY, waitFor } from '../helpers/testService.js';

@@ -5,10 +5,10 @@
 // each rule refused with the error it documents.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { REFUSED_LISTED } from '../../src/browser/downloadStore.js';
-import { MAX_DOWNLOAD_CHUNK_BYTES } from '../../src/methods/downloads.js';
-import { MAX_UPLOAD_FILES } from '../../src/methods/pageUpload.js';
+import { loadConfig } from '../../src/config/config.js';
+import { REFUSED_LISTED } from '../../src/browser/artifacts/downloadStore.js';
+import { MAX_DOWNLOAD_CHUNK_BYTES } from '../../src/methods/session/downloads.js';
+import { MAX_UPLOAD_FILES } from '../../src/methods/page/pageUpload.js';
 import { startDecoyServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { ATTACHMENT_NAME, ATTACHMENT_TEXT } from '../fixtures/routes/files.js';
 import { browserProcesses } from '../helpers/procfs.js';

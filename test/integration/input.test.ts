@@ -2,7 +2,7 @@
 // test/fixtures/routes/acting.ts (and the /widgets hover menu): each checked by what the page saw,
 // and each rule refused with INVALID_PARAMS before anything reaches the page.
 import { describe, expect, it } from 'vitest';
-import { KEY_NAMES } from '../../src/methods/keyNames.js';
+import { KEY_NAMES } from '../../src/methods/page/keyNames.js';
 import {
   MAX_INSERT_TEXT_CHARS,
   MAX_MOUSE_STEPS,

@@ -3,7 +3,7 @@
 // entry), the service's heap stays under a bound while a page floods it, and past the memory high
 // water new work is refused instead of the process dying.
 import { describe, expect, it } from 'vitest';
-import { MAX_ENTRY_URL_CHARS } from '../../src/browser/pageGuards.js';
+import { MAX_ENTRY_URL_CHARS } from '../../src/browser/engine/pageGuards.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { RpcCallError, startTestService } from '../helpers/testService.js';
 

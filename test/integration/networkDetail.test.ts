@@ -3,7 +3,7 @@
 // bodies, a body cut at its cap, one too large to fetch, a binary one as base64; unknown and evicted
 // ids refused; network.har in the HAR 1.2 shape, its secrets hidden, its cap enforced.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
+import { CONFIG_DEFAULTS } from '../../src/config/configKeys.js';
 import { API_AUTH, API_BODY, API_COOKIE, API_HEADER, PNG } from '../fixtures/routes/network.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';

@@ -6,10 +6,10 @@
 // main page and on a popup opened later, extra headers seen by the server and absent from the log.
 // Every cap and bad input refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEADERS } from '../../src/browser/httpHeaders.js';
-import { MAX_ROUTES } from '../../src/browser/sessionRoutes.js';
-import { CONFIG_DEFAULTS } from '../../src/configKeys.js';
-import { MAX_ROUTE_PATTERN_CHARS } from '../../src/methods/networkRoutes.js';
+import { MAX_HEADERS } from '../../src/browser/network/httpHeaders.js';
+import { MAX_ROUTES } from '../../src/browser/network/sessionRoutes.js';
+import { CONFIG_DEFAULTS } from '../../src/config/configKeys.js';
+import { MAX_ROUTE_PATTERN_CHARS } from '../../src/methods/network/networkRoutes.js';
 import { REAL_ITEMS } from '../fixtures/routes/mocking.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
 import { startCdpChrome } from '../helpers/cdpChrome.js';

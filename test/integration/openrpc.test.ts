@@ -5,9 +5,9 @@
 // method's result schema, so the examples cannot rot.
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_ORIGIN, EXAMPLE_SESSION } from '../../src/methods/exampleValues.js';
+import { EXAMPLE_ORIGIN, EXAMPLE_SESSION } from '../../src/methods/examples/exampleValues.js';
 import { allMethods } from '../../src/methods/index.js';
-import { methodExamples } from '../../src/methods/methodExamples.js';
+import { methodExamples } from '../../src/methods/examples/methodExamples.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { TEST_API_KEY, startTestService, type TestService } from '../helpers/testService.js';
 

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDecoyServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { waitFor } from '../helpers/testService.js';
-import { MAX_POPUPS_PER_SESSION } from '../../src/browser/session.js';
-import type { SessionEvent } from '../../src/browser/sessionEvents.js';
+import { MAX_POPUPS_PER_SESSION } from '../../src/browser/session/session.js';
+import type { SessionEvent } from '../../src/browser/events/sessionEvents.js';
 import { rpcFailure } from '../helpers/boundSession.js';
 
 const suite = useServiceSuite();

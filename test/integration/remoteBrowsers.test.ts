@@ -10,7 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserTier } from '../../src/browser/browserTier.js';
+import type { BrowserTier } from '../../src/browser/engine/browserTier.js';
 import { bindSession, rpcFailure, type BoundSession } from '../helpers/boundSession.js';
 import { placementIn, startBrowserServer, type BrowserServerProcess } from '../helpers/browserServers.js';
 import { cmdline } from '../../bench/lib/proc.js';

@@ -1,5 +1,5 @@
 // A context on a remote browser server that the service abandons keeps neither its proxy login nor a
-// slot of its endpoint's #cap (src/browser/browserTier.ts, closeContext). Against a real browser
+// slot of its endpoint's #cap (src/browser/engine/browserTier.ts, closeContext). Against a real browser
 // server frozen with SIGSTOP (it keeps its connection and answers nothing):
 // - a session whose close cannot finish (SESSION_CLOSE_TIMEOUT_MS passes, the context is abandoned):
 //   its login is refused at once (407) and the endpoint's count is back;
@@ -8,8 +8,8 @@
 // test/unit/remoteContextCleanup.test.ts checks that every abandon path goes through closeContext.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserTier } from '../../src/browser/browserTier.js';
-import { ProxyCredentials, type ProxyLogin } from '../../src/browser/proxyCredentials.js';
+import { BrowserTier } from '../../src/browser/engine/browserTier.js';
+import { ProxyCredentials, type ProxyLogin } from '../../src/browser/engine/proxyCredentials.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startBrowserServer, type BrowserServerProcess } from '../helpers/browserServers.js';
 import { useFixtureAndDecoy } from '../helpers/suite.js';

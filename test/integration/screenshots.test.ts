@@ -3,12 +3,12 @@
 // the refusals: fullPage with an element or a clip, a clip off the viewport, an image over
 // MAX_SCREENSHOT_BYTES.
 import { describe, expect, it } from 'vitest';
-import { imageSize } from '../../src/methods/imageSize.js';
+import { imageSize } from '../../src/methods/page/imageSize.js';
 import {
   DOWNSCALE_LONG_SIDE_PX,
   MAX_SCREENSHOT_SIDE_PX,
   MIN_SCREENSHOT_SIDE_PX,
-} from '../../src/methods/screenshot.js';
+} from '../../src/methods/page/screenshot.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 

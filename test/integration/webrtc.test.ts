@@ -14,7 +14,7 @@ import {
   WEBRTC_LAUNCH_ARGS,
   launchArgs,
   resolveBrowser,
-} from '../../src/browser/browserResolve.js';
+} from '../../src/browser/engine/browserResolve.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { startTestService, waitFor, type TestService } from '../helpers/testService.js';
 

@@ -5,10 +5,14 @@
 // the DNS queries, mDNS packets and decoy datagrams it saw.
 import dgram from 'node:dgram';
 import { chromium } from 'playwright-core';
-import { WEBRTC_LAUNCH_ARGS, resolveBrowser, serviceLaunchArgs } from '../../src/browser/browserResolve.js';
-import { EgressProxy } from '../../src/browser/egressProxy.js';
-import { UrlPolicy } from '../../src/browser/urlPolicy.js';
-import { DEFAULT_ALLOW_HOST_REGEX } from '../../src/configKeys.js';
+import {
+  WEBRTC_LAUNCH_ARGS,
+  resolveBrowser,
+  serviceLaunchArgs,
+} from '../../src/browser/engine/browserResolve.js';
+import { EgressProxy } from '../../src/browser/network/egressProxy.js';
+import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
+import { DEFAULT_ALLOW_HOST_REGEX } from '../../src/config/configKeys.js';
 import { startFixtureServer } from '../fixtures/fixtureServer.js';
 
 /** The address of the dummy interface the namespace script gives the namespace. */

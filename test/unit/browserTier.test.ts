@@ -5,11 +5,11 @@ import type http from 'node:http';
 import net from 'node:net';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { assertProxied, pickEndpoint } from '../../src/browser/browserTier.js';
-import { ProxyCredentials } from '../../src/browser/proxyCredentials.js';
-import { endpointError, endpointLabel } from '../../src/browser/remoteBrowsers.js';
-import { loadConfig } from '../../src/config.js';
-import { MAX_ENDPOINT_CAPACITY } from '../../src/configBrowserTier.js';
+import { assertProxied, pickEndpoint } from '../../src/browser/engine/browserTier.js';
+import { ProxyCredentials } from '../../src/browser/engine/proxyCredentials.js';
+import { endpointError, endpointLabel } from '../../src/browser/engine/remoteBrowsers.js';
+import { loadConfig } from '../../src/config/config.js';
+import { MAX_ENDPOINT_CAPACITY } from '../../src/config/configBrowserTier.js';
 
 const base = { API_KEY: 'k-0123456789abcdef' };
 

@@ -7,10 +7,10 @@ import {
   CONFIG_GROUPS,
   CONFIG_KEYS,
   DEFAULT_ALLOW_HOST_REGEX,
-} from '../../src/configKeys.js';
-import { ROUTE_BODY_CEILING_BYTES } from '../../src/configCaps.js';
-import { ROUTE_BODY_SCHEMA_CEILING_BYTES } from '../../src/browser/sessionRoutes.js';
-import { loadConfig, substituteEnv } from '../../src/config.js';
+} from '../../src/config/configKeys.js';
+import { ROUTE_BODY_CEILING_BYTES } from '../../src/config/configCaps.js';
+import { ROUTE_BODY_SCHEMA_CEILING_BYTES } from '../../src/browser/network/sessionRoutes.js';
+import { loadConfig, substituteEnv } from '../../src/config/config.js';
 import { configError } from '../helpers/configError.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));

@@ -1,6 +1,6 @@
 // The idempotency store's configuration keys: defaults, bounds and the cross-key check.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { configError } from '../helpers/configError.js';
 
 describe('IDEMPOTENCY_* configuration', () => {

@@ -1,6 +1,6 @@
 // The live sessions' configuration keys (configLive.ts): defaults and bounds.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { configError } from '../helpers/configError.js';
 
 describe('live sessions configuration', () => {

@@ -12,7 +12,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { composeHaproxyConfig, k8sHaproxyConfigMap } from '../../scripts/haproxyConfig.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { HAPROXY_PATH, haproxyInstalled } from '../helpers/replicaCluster.js';
 import { at, type Node } from '../helpers/tree.js';
 

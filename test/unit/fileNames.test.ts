@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanFileName, MAX_FILE_NAME_CHARS, mimeOfName } from '../../src/browser/fileNames.js';
+import { cleanFileName, MAX_FILE_NAME_CHARS, mimeOfName } from '../../src/browser/artifacts/fileNames.js';
 
 describe('cleanFileName', () => {
   it('keeps the last part of a path and drops control characters', () => {

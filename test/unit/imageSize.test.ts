@@ -1,6 +1,6 @@
 // The pixel size of a PNG or JPEG from its header.
 import { describe, expect, it } from 'vitest';
-import { imageSize } from '../../src/methods/imageSize.js';
+import { imageSize } from '../../src/methods/page/imageSize.js';
 
 /** A PNG signature and IHDR chunk of width × height (no image data: only the header is read). */
 function pngHeader(width: number, height: number): Buffer {

@@ -14,8 +14,8 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { loadConfig, type Config } from '../../src/config.js';
-import { CONFIG_KEYS } from '../../src/configKeys.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { CONFIG_KEYS } from '../../src/config/configKeys.js';
 import { at, type Node } from '../helpers/tree.js';
 
 const root = new URL('../../', import.meta.url);

@@ -1,7 +1,7 @@
 // page.keyboard's key names: chords split as Playwright splits them, unknown names refused with the
 // name meant. (test/integration/input.test.ts presses every accepted name in Chromium.)
 import { describe, expect, it } from 'vitest';
-import { KEY_NAMES, keyProblem, splitChord, suggestKey } from '../../src/methods/keyNames.js';
+import { KEY_NAMES, keyProblem, splitChord, suggestKey } from '../../src/methods/page/keyNames.js';
 
 describe('key names', () => {
   it('splits chords on +, keeping a + that is a key', () => {

@@ -13,7 +13,7 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Modules the violations import: leaves, so they import nothing and pass themselves. */
 const leaves: Record<string, string> = {
-  'src/config.ts': 'export interface Config {\n  port: number;\n}\n',
+  'src/config/config.ts': 'export interface Config {\n  port: number;\n}\n',
   'src/errors/catalogue.ts': 'export const ERROR_CODE = 1;\n',
   'src/observability/logger.ts': 'export const LOG_LEVEL = "info";\n',
   'src/ws/upgradeRouter.ts': 'export const UPGRADE = "ws";\n',
@@ -21,11 +21,11 @@ const leaves: Record<string, string> = {
   'src/rpc/dispatch.ts': 'export class Dispatcher {\n  calls = 0;\n}\n',
   'src/rpc/jsonRpc.ts': 'export const VERSION = "2.0";\n',
   'src/rpc/methodTable.ts': 'export const TABLE = "table";\n',
-  'src/browser/browserHost.ts': 'export class BrowserHost {\n  up = true;\n}\n',
-  'src/browser/session.ts': 'export const SESSION = "session";\n',
+  'src/browser/engine/browserHost.ts': 'export class BrowserHost {\n  up = true;\n}\n',
+  'src/browser/session/session.ts': 'export const SESSION = "session";\n',
   'src/cdp/cdpTabs.ts': 'export class CdpTabs {\n  open = 0;\n}\n',
   'src/hub/agentRegistry.ts': 'export class AgentRegistry {\n  size = 0;\n}\n',
-  'src/methods/page.ts': 'export const PAGE = "page";\n',
+  'src/methods/page/page.ts': 'export const PAGE = "page";\n',
   'src/http/bodyErrors.ts': 'export const BODY = "body";\n',
   'src/http/rpcRoute.ts': 'export const ROUTE = "route";\n',
   'src/mcp/mcpRoute.ts': 'export const MCP = "mcp";\n',
@@ -50,16 +50,31 @@ const violations: { file: string; source: string; rule: string }[] = [
     rule: RESTRICTED,
   },
   { file: 'src/ws/toRpc.ts', source: valueImport('VERSION', '../rpc/jsonRpc.js'), rule: RESTRICTED },
-  { file: 'src/rpc/toMethods.ts', source: valueImport('PAGE', '../methods/page.js'), rule: RESTRICTED },
+  { file: 'src/rpc/toMethods.ts', source: valueImport('PAGE', '../methods/page/page.js'), rule: RESTRICTED },
   {
     file: 'src/rpc/toBrowser.ts',
-    source: typeImport('BrowserHost', '../browser/browserHost.js'),
+    source: typeImport('BrowserHost', '../browser/engine/browserHost.js'),
     rule: RESTRICTED,
   },
   {
-    file: 'src/browser/toRpc.ts',
-    source: valueImport('defineMethod', '../rpc/defineMethod.js'),
+    file: 'src/browser/engine/toRpc.ts',
+    source: valueImport('defineMethod', '../../rpc/defineMethod.js'),
     rule: RESTRICTED,
+  },
+  {
+    file: 'src/browser/engine/toSession.ts',
+    source: valueImport('SESSION', '../session/session.js'),
+    rule: RESTRICTED,
+  },
+  {
+    file: 'src/methods/page/toHttp.ts',
+    source: valueImport('ROUTE', '../../http/rpcRoute.js'),
+    rule: RESTRICTED,
+  },
+  {
+    file: 'src/methods/page/toHubValue.ts',
+    source: valueImport('AgentRegistry', '../../hub/agentRegistry.js'),
+    rule: TYPES_ONLY,
   },
   {
     file: 'src/cdp/toHub.ts',
@@ -68,7 +83,7 @@ const violations: { file: string; source: string; rule: string }[] = [
   },
   {
     file: 'src/hub/toBrowser.ts',
-    source: valueImport('BrowserHost', '../browser/browserHost.js'),
+    source: valueImport('BrowserHost', '../browser/engine/browserHost.js'),
     rule: RESTRICTED,
   },
   { file: 'src/hub/toRpc.ts', source: valueImport('VERSION', '../rpc/jsonRpc.js'), rule: RESTRICTED },
@@ -89,24 +104,28 @@ const violations: { file: string; source: string; rule: string }[] = [
     source: valueImport('CdpTabs', '../cdp/cdpTabs.js'),
     rule: TYPES_ONLY,
   },
-  { file: 'src/http/toMethods.ts', source: valueImport('PAGE', '../methods/page.js'), rule: RESTRICTED },
+  { file: 'src/http/toMethods.ts', source: valueImport('PAGE', '../methods/page/page.js'), rule: RESTRICTED },
   {
     file: 'src/http/toSession.ts',
-    source: valueImport('SESSION', '../browser/session.js'),
+    source: valueImport('SESSION', '../browser/session/session.js'),
     rule: RESTRICTED,
   },
   {
     file: 'src/http/toHostValue.ts',
-    source: valueImport('BrowserHost', '../browser/browserHost.js'),
+    source: valueImport('BrowserHost', '../browser/engine/browserHost.js'),
     rule: TYPES_ONLY,
   },
-  { file: 'src/mcp/toMethods.ts', source: valueImport('PAGE', '../methods/page.js'), rule: RESTRICTED },
+  { file: 'src/mcp/toMethods.ts', source: valueImport('PAGE', '../methods/page/page.js'), rule: RESTRICTED },
   {
     file: 'src/mcp/toMethodTable.ts',
     source: valueImport('TABLE', '../rpc/methodTable.js'),
     rule: RESTRICTED,
   },
-  { file: 'src/config.ts', source: valueImport('ERROR_CODE', './errors/catalogue.js'), rule: RESTRICTED },
+  {
+    file: 'src/config/config.ts',
+    source: valueImport('ERROR_CODE', '../errors/catalogue.js'),
+    rule: RESTRICTED,
+  },
 ];
 
 /** Cycles: each file of the cycle is refused by the named rule. */
@@ -142,25 +161,32 @@ const cycles: { name: string; files: Record<string, string>; rule: string }[] = 
 const allowed: Record<string, string> = {
   'src/ws/ok.ts': valueImport('LOG_LEVEL', '../observability/logger.js'),
   'src/rpc/ok.ts': valueImport('ERROR_CODE', '../errors/catalogue.js'),
-  'src/cdp/ok.ts': valueImport('BrowserHost', '../browser/browserHost.js'),
+  'src/cdp/ok.ts': valueImport('BrowserHost', '../browser/engine/browserHost.js'),
   'src/hub/ok.ts': valueImport('UPGRADE', '../ws/upgradeRouter.js'),
   'src/methods/ok.ts':
     "import type { AgentRegistry } from '../hub/agentRegistry.js';\n" +
     "import type { CdpTabs } from '../cdp/cdpTabs.js';\n" +
-    "import type { Config } from '../config.js';\n" +
-    "import type { BrowserHost } from '../browser/browserHost.js';\n" +
-    "import { SESSION } from '../browser/session.js';\n" +
+    "import type { Config } from '../config/config.js';\n" +
+    "import type { BrowserHost } from '../browser/engine/browserHost.js';\n" +
+    "import { SESSION } from '../browser/session/session.js';\n" +
     "import { defineMethod } from '../rpc/defineMethod.js';\n\n" +
     'export type Services = { agents: AgentRegistry; tabs: CdpTabs; config: Config; host: BrowserHost };\n' +
     'export const used = [defineMethod, SESSION];\n',
   'src/mcp/ok.ts':
     "import { BODY } from '../http/bodyErrors.js';\n" +
     "import type { Dispatcher } from '../rpc/dispatch.js';\n" +
-    "import type { BrowserHost } from '../browser/browserHost.js';\n" +
+    "import type { BrowserHost } from '../browser/engine/browserHost.js';\n" +
     "import { VERSION } from '../rpc/jsonRpc.js';\n\n" +
     'export type Deps = { dispatcher: Dispatcher; host: BrowserHost };\n' +
     'export const used = [BODY, VERSION];\n',
-  'src/service.ts': valueImport('PAGE', './methods/page.js'),
+  'src/browser/session/ok.ts': valueImport('BrowserHost', '../engine/browserHost.js'),
+  'src/methods/page/ok.ts':
+    "import type { Config } from '../../config/config.js';\n" +
+    "import { SESSION } from '../../browser/session/session.js';\n" +
+    "import { defineMethod } from '../../rpc/defineMethod.js';\n\n" +
+    'export type Services = { config: Config };\n' +
+    'export const used = [defineMethod, SESSION];\n',
+  'src/service.ts': valueImport('PAGE', './methods/page/page.js'),
 };
 
 const tsconfig = {

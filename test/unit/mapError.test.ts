@@ -1,7 +1,7 @@
 import { errors as playwrightErrors } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { TabCloseError } from '../../src/cdp/cdpErrors.js';
-import { SessionLimitError, SessionNotFoundError } from '../../src/browser/browserErrors.js';
+import { SessionLimitError, SessionNotFoundError } from '../../src/browser/engine/browserErrors.js';
 import { ErrorWithData, ServiceError } from '../../src/errors/serviceError.js';
 import { mapError, type ErrorScope } from '../../src/errors/mapError.js';
 

@@ -4,7 +4,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { allMethods } from '../../src/methods/index.js';
-import { methodExamples } from '../../src/methods/methodExamples.js';
+import { methodExamples } from '../../src/methods/examples/methodExamples.js';
 import { ParamsValidator } from '../../src/rpc/validate.js';
 
 const params = new ParamsValidator(allMethods);

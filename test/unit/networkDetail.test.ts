@@ -6,13 +6,13 @@ import {
   redacted,
   redactHeaderList,
   redactHeaders,
-} from '../../src/browser/headerRedaction.js';
-import { bodyReport, isTextual, requestDetail } from '../../src/browser/requestDetail.js';
-import { RequestLog } from '../../src/browser/requestLog.js';
-import { SessionEvents } from '../../src/browser/sessionEvents.js';
-import { SessionLog } from '../../src/browser/sessionLog.js';
-import { SessionSignals } from '../../src/browser/sessionSignals.js';
-import { UrlPolicy } from '../../src/browser/urlPolicy.js';
+} from '../../src/browser/network/headerRedaction.js';
+import { bodyReport, isTextual, requestDetail } from '../../src/browser/network/requestDetail.js';
+import { RequestLog } from '../../src/browser/network/requestLog.js';
+import { SessionEvents } from '../../src/browser/events/sessionEvents.js';
+import { SessionLog } from '../../src/browser/events/sessionLog.js';
+import { SessionSignals } from '../../src/browser/session/sessionSignals.js';
+import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
 import { ServiceError } from '../../src/errors/serviceError.js';
 
 describe('header redaction', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampChars, normalizeText } from '../../src/methods/normalizeText.js';
+import { clampChars, normalizeText } from '../../src/methods/page/normalizeText.js';
 
 /** True when the string has no unpaired surrogate. */
 function wellFormed(s: string): boolean {

@@ -16,10 +16,10 @@ import {
   renderMethodsDoc,
   renderOpenRpc,
 } from '../../scripts/generateDocs.js';
-import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/configKeys.js';
+import { CONFIG_GROUPS, CONFIG_KEYS } from '../../src/config/configKeys.js';
 import { allMethods } from '../../src/methods/index.js';
 import { ERRORS, ERROR_DESCRIPTIONS } from '../../src/errors/catalogue.js';
-import { methodExamples } from '../../src/methods/methodExamples.js';
+import { methodExamples } from '../../src/methods/examples/methodExamples.js';
 import { DEFAULT_SERVER } from '../../src/rpc/openrpc.js';
 import { titledSchema, typeName } from '../../src/rpc/schemaTitles.js';
 import { openRpcDocument } from '../../src/service.js';

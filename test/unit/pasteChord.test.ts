@@ -1,7 +1,7 @@
-// Which key presses paste (browser/sessionClipboard.ts): those become a paste of the session's own
+// Which key presses paste (browser/engine/sessionClipboard.ts): those become a paste of the session's own
 // clipboard instead of the browser's shared one, so a chord missed here would leak between sessions.
 import { describe, expect, it } from 'vitest';
-import { isPasteChord, typingPastes } from '../../src/browser/sessionClipboard.js';
+import { isPasteChord, typingPastes } from '../../src/browser/engine/sessionClipboard.js';
 
 const none = new Set<string>();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pdfPageCount } from '../../src/methods/pdfPages.js';
+import { pdfPageCount } from '../../src/methods/session/pdfPages.js';
 
 const pdf = (body: string) => Buffer.from(`%PDF-1.4\n${body}\n%%EOF`, 'latin1');
 

@@ -4,8 +4,8 @@
 // EGRESS_PROXY_PORT. Other ports of those hosts, and other hosts, stay as the allow-list says.
 // test/integration/peerPorts.test.ts shows it with a real page.
 import { describe, expect, it } from 'vitest';
-import { UrlPolicy } from '../../src/browser/urlPolicy.js';
-import { loadConfig } from '../../src/config.js';
+import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
+import { loadConfig } from '../../src/config/config.js';
 import { peerEndpoints } from '../../src/replicas/peerPorts.js';
 
 const EVERYTHING = /^https?:\/\//;

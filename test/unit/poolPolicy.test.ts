@@ -9,8 +9,8 @@ import {
   capacityOf,
   type PoolPolicyLimits,
   type PoolState,
-} from '../../src/browser/poolPolicy.js';
-import { loadConfig } from '../../src/config.js';
+} from '../../src/browser/engine/poolPolicy.js';
+import { loadConfig } from '../../src/config/config.js';
 import { agentLine, readiness } from '../../src/http/health.js';
 
 const LIMITS: PoolPolicyLimits = {

@@ -6,8 +6,8 @@
 import { EventEmitter } from 'node:events';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BrowserSource, BrowserSourceEvents } from '../../src/browser/browserSource.js';
-import { OPEN_CONTEXT_TIMEOUT_MS, closeQuietly, openContext } from '../../src/browser/contextPool.js';
+import type { BrowserSource, BrowserSourceEvents } from '../../src/browser/engine/browserSource.js';
+import { OPEN_CONTEXT_TIMEOUT_MS, closeQuietly, openContext } from '../../src/browser/engine/contextPool.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 /** A context whose page creation fails (as when the server drops half-way), or that works. */

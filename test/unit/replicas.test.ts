@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { ServiceError } from '../../src/errors/serviceError.js';
 import { principalFor } from '../../src/http/auth.js';
 import { createLogger } from '../../src/observability/logger.js';

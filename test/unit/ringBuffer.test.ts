@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RingBuffer } from '../../src/browser/ringBuffer.js';
+import { RingBuffer } from '../../src/browser/events/ringBuffer.js';
 
 describe('RingBuffer', () => {
   it('refuses a capacity that is not a positive integer', () => {

@@ -3,7 +3,7 @@
 // the API's errors, and UI_MODEL_API_ORIGINS's parsing.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 
 interface Tool {
   name: string;

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionEvents } from '../../src/browser/sessionEvents.js';
+import { SessionEvents } from '../../src/browser/events/sessionEvents.js';
 import {
   DEFAULT_DIALOG_POLICY,
   MAX_DIALOG_MESSAGE_CHARS,
   SessionDialogs,
   type Dialog,
-} from '../../src/browser/sessionDialogs.js';
+} from '../../src/browser/session/sessionDialogs.js';
 
 /** A dialog as Playwright hands it over, recording how it was answered. */
 function dialog(type: string, message: string) {

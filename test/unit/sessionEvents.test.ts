@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionEvents } from '../../src/browser/sessionEvents.js';
+import { SessionEvents } from '../../src/browser/events/sessionEvents.js';
 
 const error = (text: string) => ({ kind: 'consoleError' as const, source: 'console' as const, text });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventFeed, FEED_BATCH, type FeedSink } from '../../src/browser/eventFeed.js';
-import { MAX_EVENT_TEXT_CHARS, SessionLog, type LogEvent } from '../../src/browser/sessionLog.js';
+import { EventFeed, FEED_BATCH, type FeedSink } from '../../src/browser/events/eventFeed.js';
+import { MAX_EVENT_TEXT_CHARS, SessionLog, type LogEvent } from '../../src/browser/events/sessionLog.js';
 
 const line = (text: string) => ({ kind: 'console' as const, level: 'log', text });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseSnapshot } from '../../src/browser/snapshotLines.js';
+import { parseSnapshot } from '../../src/browser/page/snapshotLines.js';
 
 // A real AI aria snapshot (Chromium, Playwright 1.65) of a page with landmarks, a form, a shadow
 // root and an iframe; see test/unit/fixtures/ariaSnapshotSample.yaml.

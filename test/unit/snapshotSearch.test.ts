@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runWithDeadline } from '../../src/errors/deadline.js';
 import { ServiceError } from '../../src/errors/serviceError.js';
-import { parseSnapshot } from '../../src/browser/snapshotLines.js';
+import { parseSnapshot } from '../../src/browser/page/snapshotLines.js';
 import {
   contextOf,
   excerpt,
@@ -13,7 +13,7 @@ import {
   MAX_MATCH_LINE_CHARS,
   MAX_REGEX_INPUT_CHARS,
   refOf,
-} from '../../src/browser/snapshotSearch.js';
+} from '../../src/browser/page/snapshotSearch.js';
 
 // The real AI snapshot snapshotLines.test.ts reads: landmarks, a form, a shadow root and an iframe.
 const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');

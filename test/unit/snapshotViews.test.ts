@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../../src/browser/snapshotViews.js';
+import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../../src/browser/page/snapshotViews.js';
 
 const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');
 

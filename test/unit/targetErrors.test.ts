@@ -1,4 +1,4 @@
-// The pure parts of what a failed action on a selector says (browser/targetErrors.ts): Playwright's
+// The pure parts of what a failed action on a selector says (browser/page/targetErrors.ts): Playwright's
 // suggested locators as selectors, the words of a selector, and the reason in a call log.
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,8 +6,8 @@ import {
   blockedReason,
   callLog,
   selectorOfLocator,
-} from '../../src/browser/targetErrors.js';
-import { selectorWords } from '../../src/browser/targetCandidates.js';
+} from '../../src/browser/page/targetErrors.js';
+import { selectorWords } from '../../src/browser/page/targetCandidates.js';
 
 describe('selectorOfLocator', () => {
   it('turns the locators Playwright suggests for one element into selectors', () => {

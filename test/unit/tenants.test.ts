@@ -1,7 +1,7 @@
 // The pure parts of tenancy: the principal a key maps to, and how ADMIN_API_KEY and
 // MAX_SESSIONS_PER_KEY are read.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { principalFor } from '../../src/http/auth.js';
 import { configError } from '../helpers/configError.js';
 

@@ -2,8 +2,8 @@
 // function (src/ws/clientAddress.ts) derives from a peer and its X-Forwarded-For.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { ConfigError } from '../../src/config.js';
-import { loadConfig } from '../../src/config.js';
+import type { ConfigError } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { clientAddress } from '../../src/ws/clientAddress.js';
 import { configError } from '../helpers/configError.js';
 

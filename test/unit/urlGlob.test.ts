@@ -1,7 +1,7 @@
-// Route globs (browser/urlGlob.ts): Playwright's syntax, matched by an automaton whose work is
+// Route globs (browser/network/urlGlob.ts): Playwright's syntax, matched by an automaton whose work is
 // bounded by pattern × URL length, where a backtracking regular expression is exponential.
 import { describe, expect, it } from 'vitest';
-import { compileGlob, GlobError, MAX_GLOB_URL_CHARS } from '../../src/browser/urlGlob.js';
+import { compileGlob, GlobError, MAX_GLOB_URL_CHARS } from '../../src/browser/network/urlGlob.js';
 
 const matches = (glob: string, url: string) => compileGlob(glob).test(url);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UrlPolicy } from '../../src/browser/urlPolicy.js';
-import { DEFAULT_ALLOW_HOST_REGEX } from '../../src/configKeys.js';
+import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
+import { DEFAULT_ALLOW_HOST_REGEX } from '../../src/config/configKeys.js';
 
 const policy = new UrlPolicy(new RegExp(DEFAULT_ALLOW_HOST_REGEX));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pageGoto, pageEvaluate } from '../../src/methods/page.js';
-import { sessionCreate, sessionList } from '../../src/methods/session.js';
+import { pageGoto, pageEvaluate } from '../../src/methods/page/page.js';
+import { sessionCreate, sessionList } from '../../src/methods/session/session.js';
 import { MAX_PARAMS_DEPTH, ParamsValidator } from '../../src/rpc/validate.js';
 
 const validator = new ParamsValidator([pageGoto, pageEvaluate, sessionCreate, sessionList]);

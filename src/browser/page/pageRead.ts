@@ -1,0 +1,274 @@
+import type { Frame, Locator, Page } from 'playwright-core';
+import { withDeadline } from '../../errors/deadline.js';
+import { ServiceError } from '../../errors/serviceError.js';
+import { scrubText, scrubUrl } from '../../observability/scrub.js';
+import { htmlToMarkdown, markdownBudget, type MarkdownBudget } from './pageMarkdown.js';
+import type { StoredSnapshot } from './pageSnapshot.js';
+
+/**
+ * The service keeps the last read of each session so a cursor can continue it; a page of any size
+ * must not hold more than this per session (page.text's maxChars ceiling, so one answer could hold it).
+ */
+export const MAX_READ_CHARS = 2_000_000;
+/** frames:true reads this many frames at most, in document order: a page of ad slots has dozens. */
+const MAX_READ_FRAMES = 50;
+/** A frame's read that failed is said in one line, this long at most. */
+const MAX_REASON_CHARS = 200;
+/** An attribute value of the element read as Markdown is cut here (a data: URL can be megabytes). */
+const MAX_ATTRIBUTE_CHARS = 2000;
+
+export type ReadFormat = 'text' | 'markdown';
+
+/** What shaped a read's text: a cursor continues only a read asked for the same way. */
+export interface ReadShape {
+  format: ReadFormat;
+  frames: boolean;
+  normalize: boolean;
+  selector: string | undefined;
+  ref: string | undefined;
+}
+
+/** The last page.text of a session: what a cursor continues. */
+export interface StoredRead extends StoredSnapshot {
+  shape: ReadShape;
+  /** Characters of the whole text, before it was cut at MAX_READ_CHARS. */
+  length: number;
+}
+
+export interface ReadOptions {
+  format: ReadFormat;
+  /** Append every iframe's text (the whole page only), each under a header line. */
+  frames: boolean;
+  /** Each read (the page's, each frame's) is bounded by this. */
+  timeout: number;
+  /** The most HTML read from the page for Markdown (MAX_HTML_CHARS). */
+  maxHtmlChars: number;
+}
+
+/** The read to keep for the session: the next revision, its text cut at MAX_READ_CHARS. */
+export function storeRead(
+  previous: StoredRead | undefined,
+  text: string,
+  shape: ReadShape,
+  document: number,
+): StoredRead {
+  return {
+    revision: (previous?.revision ?? 0) + 1,
+    text: text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text,
+    length: text.length,
+    shape,
+    document,
+  };
+}
+
+/**
+ * The visible text (innerText) or the Markdown of the page, or of one element; with frames, every
+ * iframe's after it. A frame that cannot be read is said in a line, never fails the read.
+ */
+export async function readPage(
+  page: Page,
+  target: Locator | undefined,
+  options: ReadOptions,
+): Promise<string> {
+  const { timeout } = options;
+  if (options.format === 'text') {
+    const main = await visibleText(target ?? page.locator('body').first(), timeout);
+    if (!options.frames) return main;
+    const frames = await frameSections(
+      page,
+      timeout,
+      (frame) => visibleText(frame.locator(':root'), timeout),
+      async (text) => text,
+    );
+    return [main, ...frames].join('\n\n');
+  }
+  const budget = markdownBudget();
+  const main =
+    target === undefined
+      ? await htmlToMarkdown(await contentOf(page.mainFrame(), timeout), {
+          source: 'article',
+          url: page.url(),
+          maxHtmlChars: options.maxHtmlChars,
+          budget,
+        })
+      : await elementMarkdown(target, options, budget);
+  if (!options.frames) return main;
+  const frames = await frameSections(
+    page,
+    timeout,
+    (frame) => contentOf(frame, timeout),
+    (html, frame) =>
+      htmlToMarkdown(html, {
+        source: 'document',
+        url: frame.url(),
+        maxHtmlChars: options.maxHtmlChars,
+        budget,
+      }),
+  );
+  return [main, ...frames].join('\n\n');
+}
+
+/** innerText is Playwright's fast path; an element with none (SVG, XML) falls back to its textContent. */
+async function visibleText(element: Locator, timeout: number): Promise<string> {
+  return element.innerText({ timeout }).catch(async (error: unknown) => {
+    if (error instanceof Error && /not an HTMLElement/.test(error.message))
+      return (await element.textContent({ timeout })) ?? '';
+    throw error;
+  });
+}
+
+/** A document's HTML as the browser serialises it (Playwright reads it in its own isolated world). */
+function contentOf(frame: Frame, timeout: number): Promise<string> {
+  return withDeadline(
+    frame.content(),
+    timeout,
+    () =>
+      new ServiceError(
+        'TIMEOUT',
+        `The page's HTML did not come within ${timeout} ms: the page may be frozen or navigating.`,
+        { timeoutMs: timeout },
+      ),
+  );
+}
+
+/**
+ * One element as Markdown: its children as the browser serialises them (innerHTML, read in
+ * Playwright's isolated world, which the page's scripts cannot alter), inside its own start tag
+ * rebuilt from its name and attributes, so a table, a list or a link keeps what it is.
+ */
+async function elementMarkdown(
+  element: Locator,
+  options: ReadOptions,
+  budget: MarkdownBudget,
+): Promise<string> {
+  const { timeout } = options;
+  const [shell, inner] = await Promise.all([
+    element.evaluate(
+      (el, max) => ({
+        name: el.localName,
+        attributes: Array.from(el.attributes, (a) => [a.name, a.value.slice(0, max)]),
+        base: el.baseURI,
+      }),
+      MAX_ATTRIBUTE_CHARS,
+      { timeout },
+    ),
+    element.innerHTML({ timeout }),
+  ]);
+  const { start, end, base } = startTag(shell);
+  return htmlToMarkdown(`${start}${inner}${end}`, {
+    source: 'element',
+    url: base ?? element.page().url(),
+    maxHtmlChars: options.maxHtmlChars,
+    budget,
+  });
+}
+
+/** Tags that have no end tag. */
+const VOID_ELEMENTS = new Set(['area', 'br', 'col', 'embed', 'hr', 'img', 'input', 'source', 'track', 'wbr']);
+/** The attributes Markdown keeps something of; the rest only cost parsing. */
+const KEPT_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'alt',
+  'title',
+  'start',
+  'colspan',
+  'align',
+  'type',
+  'checked',
+]);
+
+/**
+ * The element's start and end tag, from what the page reported of it. That came from the page's own
+ * world, where its scripts could have altered anything: only a plain name and the attributes that
+ * matter are taken, and every value is escaped.
+ */
+function startTag(shell: unknown): { start: string; end: string; base: string | undefined } {
+  const field = (key: string): unknown =>
+    typeof shell === 'object' && shell !== null ? (shell as Record<string, unknown>)[key] : undefined;
+  const [name, attributes, base] = [field('name'), field('attributes'), field('base')];
+  const tag = typeof name === 'string' && /^[a-z][a-z0-9-]{0,63}$/.test(name) ? name : 'div';
+  const kept = (Array.isArray(attributes) ? attributes : [])
+    .filter(
+      (pair): pair is [string, string] =>
+        Array.isArray(pair) &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string' &&
+        KEPT_ATTRIBUTES.has(pair[0]),
+    )
+    .map(([key, value]) => ` ${key}="${escapeAttribute(value.slice(0, MAX_ATTRIBUTE_CHARS))}"`)
+    .join('');
+  return {
+    start: `<${tag}${kept}>`,
+    end: VOID_ELEMENTS.has(tag) ? '' : `</${tag}>`,
+    base: typeof base === 'string' && URL.canParse(base) ? base : undefined,
+  };
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Every iframe of the page, nested ones too, in document order, each under a header line
+ * `--- frame "title or name" (url) ---`. Each is fetched within the timeout, all at once; then
+ * rendered one after the other (Markdown shares one budget). A frame that is detached, crashed or
+ * too slow is a note line instead.
+ */
+async function frameSections<T>(
+  page: Page,
+  timeout: number,
+  fetch: (frame: Frame) => Promise<T>,
+  render: (fetched: T, frame: Frame) => Promise<string>,
+): Promise<string[]> {
+  const all = descendants(page.mainFrame());
+  const frames = all.slice(0, MAX_READ_FRAMES);
+  const fetched = await Promise.all(
+    frames.map((frame) =>
+      Promise.all([frameTitle(frame, timeout), fetch(frame)]).then(
+        ([title, value]) => ({ frame, title, value, error: undefined }),
+        (error: unknown) => ({ frame, title: frame.name(), value: undefined, error }),
+      ),
+    ),
+  );
+  const sections: string[] = [];
+  for (const { frame, title, value, error } of fetched) {
+    const header = `--- frame ${JSON.stringify(title)} (${scrubUrl(frame.url())}) ---`;
+    const body =
+      error === undefined && value !== undefined
+        ? await render(value, frame).catch((e: unknown) => notRead(frame, e))
+        : notRead(frame, error);
+    sections.push(`${header}\n${body}`);
+  }
+  if (all.length > frames.length)
+    sections.push(`--- ${all.length - frames.length} more frames not read (at most ${MAX_READ_FRAMES}) ---`);
+  return sections;
+}
+
+/** The frame's document title, or its name when it has none; bounded like the read. */
+async function frameTitle(frame: Frame, timeout: number): Promise<string> {
+  const title = await withDeadline(
+    frame.title(),
+    timeout,
+    () =>
+      new ServiceError('TIMEOUT', `the frame did not answer within ${timeout} ms (frozen, or navigating)`),
+  );
+  return title.trim() === '' ? frame.name() : title.trim();
+}
+
+function notRead(frame: Frame, error: unknown): string {
+  if (frame.isDetached()) return '[not read: the frame was detached]';
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+  return `[not read: ${scrubText(message, MAX_REASON_CHARS)}]`;
+}
+
+/** The frames under `root`, depth first in document order, without recursion. */
+function descendants(root: Frame): Frame[] {
+  const found: Frame[] = [];
+  const stack = [...root.childFrames()].reverse();
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    found.push(frame);
+    stack.push(...[...frame.childFrames()].reverse());
+  }
+  return found;
+}

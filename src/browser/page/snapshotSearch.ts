@@ -1,0 +1,153 @@
+// Searches the lines of a snapshot (find.byRole, find.byText): what matches, the ref to act on it
+// and what an agent is shown of it. Working on the snapshot rather than on the DOM is what makes the
+// search reach into frames (cross-origin ones included) and shadow roots, with refs actions accept.
+import { runWithDeadline } from '../../errors/deadline.js';
+import { ServiceError } from '../../errors/serviceError.js';
+import type { SnapshotLine } from './snapshotLines.js';
+
+/** A match's `line`: a button name or a paragraph can be kilobytes, an answer lists up to 200 of them. */
+export const MAX_MATCH_LINE_CHARS = 300;
+/** Each line of a match's context, and the whole context: enough to tell two matches apart. */
+export const MAX_CONTEXT_LINE_CHARS = 160;
+export const MAX_CONTEXT_CHARS = 600;
+/** A regex runs on at most this much of each name or text: backtracking grows with the input. */
+export const MAX_REGEX_INPUT_CHARS = 2_000;
+/**
+ * The most one regex search may run: it is synchronous on the event loop every session shares, so a
+ * pattern that backtracks catastrophically is stopped here rather than stalling the service.
+ */
+export const REGEX_SEARCH_BUDGET_MS = 250;
+
+/** A line that matched, and where in its text the match starts (for the excerpt around it). */
+export interface LineMatch {
+  index: number;
+  at: number;
+}
+
+export type TextQuery = { text: string } | { regex: RegExp };
+
+/** Lines with this role (`role` is compared whole) and, when given, a name containing `name`. */
+export function matchRole(
+  lines: readonly SnapshotLine[],
+  role: string,
+  name: string | undefined,
+  exact: boolean,
+): LineMatch[] {
+  const needle = name?.toLowerCase();
+  const matches: LineMatch[] = [];
+  lines.forEach((line, index) => {
+    if (line.role !== role) return;
+    const lineName = line.name ?? '';
+    if (name !== undefined && needle !== undefined) {
+      if (exact ? lineName !== name : !lineName.toLowerCase().includes(needle)) return;
+    }
+    matches.push({ index, at: 0 });
+  });
+  return matches;
+}
+
+/**
+ * Lines whose name or shown text (a text node, an input's value, a placeholder) contains the text
+ * (case-insensitively) or matches the regex. Link targets (`/url:`) are not text a person sees.
+ */
+export function matchText(lines: readonly SnapshotLine[], query: TextQuery): LineMatch[] {
+  if ('text' in query) {
+    const needle = query.text.toLowerCase();
+    return searchLines(lines, (field) => {
+      const at = field.toLowerCase().indexOf(needle);
+      return at === -1 ? undefined : field.slice(at, at + needle.length);
+    });
+  }
+  const { regex } = query;
+  const search = () => searchLines(lines, (field) => regex.exec(field.slice(0, MAX_REGEX_INPUT_CHARS))?.[0]);
+  return runWithDeadline(
+    search,
+    REGEX_SEARCH_BUDGET_MS,
+    () =>
+      new ServiceError(
+        'INVALID_PARAMS',
+        `The regex /${regex.source}/ ran past ${REGEX_SEARCH_BUDGET_MS} ms on this page (catastrophic backtracking): simplify it, or search with text.`,
+        { regex: regex.source, budgetMs: REGEX_SEARCH_BUDGET_MS },
+      ),
+  );
+}
+
+/** Property lines that are text a person sees; `/url:` is not. */
+const SHOWN_PROPERTIES = new Set(['/placeholder']);
+
+function searchLines(
+  lines: readonly SnapshotLine[],
+  find: (field: string) => string | undefined,
+): LineMatch[] {
+  const matches: LineMatch[] = [];
+  lines.forEach((line, index) => {
+    if (line.role.startsWith('/') && !SHOWN_PROPERTIES.has(line.role)) return;
+    for (const field of [line.name, line.value]) {
+      if (field === undefined) continue;
+      const found = find(field);
+      if (found === undefined) continue;
+      const at = line.text.indexOf(found);
+      matches.push({ index, at: at === -1 ? 0 : at });
+      return;
+    }
+  });
+  return matches;
+}
+
+/** A text node or a property (`/placeholder:`) is part of the element above it. */
+function isPartOfParent(line: SnapshotLine): boolean {
+  return line.role === 'text' || line.role.startsWith('/');
+}
+
+/**
+ * The ref to act on a matched line: its own; for a text node or a property, the nearest enclosing
+ * element's; null for an element the snapshot gives no ref (an option inside a combobox).
+ */
+export function refOf(lines: readonly SnapshotLine[], index: number): string | null {
+  let line = lines[index];
+  if (line?.ref !== undefined) return line.ref;
+  if (line === undefined || !isPartOfParent(line)) return null;
+  while (line !== undefined && line.ref === undefined) line = lines[line.parent];
+  return line?.ref ?? null;
+}
+
+/** The text cut to max characters around `at`, with … where it was cut. */
+export function excerpt(text: string, at: number, max: number): string {
+  if (text.length <= max) return text;
+  const start = Math.max(0, Math.min(at - Math.floor(max / 3), text.length - max));
+  const end = start + max;
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+/** The matched line as an answer shows it: cut around the match when it is long. */
+export function lineOf(lines: readonly SnapshotLine[], match: LineMatch): string {
+  return excerpt(lines[match.index]?.text ?? '', match.at, MAX_MATCH_LINE_CHARS);
+}
+
+/**
+ * A few lines around a match, as snapshot lines: its parent, the sibling before it, the line itself
+ * and the sibling after it, each cut to MAX_CONTEXT_LINE_CHARS and the whole to MAX_CONTEXT_CHARS.
+ */
+export function contextOf(lines: readonly SnapshotLine[], match: LineMatch): string {
+  const line = lines[match.index];
+  if (line === undefined) return '';
+  const parent = lines[line.parent];
+  const sibling = (step: 1 | -1): SnapshotLine | undefined => {
+    for (let i = match.index + step; i >= 0 && i < lines.length; i += step) {
+      const other = lines[i];
+      if (other === undefined || other.depth < line.depth) return undefined;
+      if (other.depth === line.depth) return other;
+    }
+    return undefined;
+  };
+  const base = parent?.depth ?? line.depth;
+  const shown = (l: SnapshotLine | undefined, at = 0) =>
+    l === undefined ? [] : [`${'  '.repeat(l.depth - base)}- ${excerpt(l.text, at, MAX_CONTEXT_LINE_CHARS)}`];
+  const context = [
+    ...shown(parent),
+    ...shown(sibling(-1)),
+    ...shown(line, match.at),
+    ...shown(sibling(1)),
+  ].join('\n');
+  return excerpt(context, 0, MAX_CONTEXT_CHARS);
+}

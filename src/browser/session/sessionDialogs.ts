@@ -1,0 +1,229 @@
+import type { Dialog as PlaywrightDialog } from 'playwright-core';
+import { ServiceError } from '../../errors/serviceError.js';
+import type { SessionEvents } from '../events/sessionEvents.js';
+
+/** A dialog message longer than this is cut in the event log, the console line and the answers. */
+export const MAX_DIALOG_MESSAGE_CHARS = 1_000;
+/** How long a manual-mode dialog waits for dialog.handle by default before the policy answers it. */
+export const DIALOG_PENDING_TIMEOUT_MS = 30_000;
+/** The shortest wait for dialog.handle a policy may set: shorter is auto mode. */
+export const MIN_DIALOG_PENDING_TIMEOUT_MS = 100;
+/** The longest a dialog may wait for dialog.handle: a frozen page holds a call and the session's lock. */
+export const MAX_DIALOG_PENDING_TIMEOUT_MS = 120_000;
+/**
+ * How long a call may go on while a dialog is pending on its page before it answers DIALOG_PENDING:
+ * a call that does not need the page's main thread (logs, a title already known) ends well within it,
+ * one that does (a click whose handler called confirm()) cannot end until the dialog is answered.
+ */
+export const DIALOG_STALL_GRACE_MS = 300;
+
+export type DialogAnswer = 'accept' | 'dismiss';
+
+/** What the service uses of a Playwright dialog. */
+export type Dialog = Pick<PlaywrightDialog, 'type' | 'message' | 'accept' | 'dismiss'>;
+
+/** How the session answers dialogs. alert has one button: it is always accepted. */
+export interface DialogPolicy {
+  confirm: DialogAnswer;
+  prompt: DialogAnswer;
+  /** The text a prompt accepted by the policy answers with. */
+  promptText: string;
+  beforeunload: DialogAnswer;
+  /** auto: answered at once by the rules above; manual: left pending for dialog.handle. */
+  mode: 'auto' | 'manual';
+  /** In manual mode, a dialog not handled within this is answered by the rules above. */
+  pendingTimeoutMs: number;
+}
+
+/** Today's behaviour: alert and beforeunload accepted, confirm and prompt dismissed, at once. */
+export const DEFAULT_DIALOG_POLICY: DialogPolicy = {
+  confirm: 'dismiss',
+  prompt: 'dismiss',
+  promptText: '',
+  beforeunload: 'accept',
+  mode: 'auto',
+  pendingTimeoutMs: DIALOG_PENDING_TIMEOUT_MS,
+};
+
+export interface DialogReport {
+  type: string;
+  message: string;
+  page_id: string;
+  /** accepted or dismissed (pending while it waits for dialog.handle). */
+  outcome: 'accepted' | 'dismissed' | 'pending';
+}
+
+interface PendingDialog {
+  dialog: Dialog;
+  report: DialogReport;
+  timer: NodeJS.Timeout;
+}
+
+export function clipMessage(message: string): string {
+  return message.length > MAX_DIALOG_MESSAGE_CHARS
+    ? `${message.slice(0, MAX_DIALOG_MESSAGE_CHARS)}… [${message.length - MAX_DIALOG_MESSAGE_CHARS} more chars]`
+    : message;
+}
+
+/** A call cannot finish while a dialog is open on its page: it answers this, and the dialog waits. */
+export class DialogPendingError extends ServiceError {
+  constructor(report: DialogReport) {
+    super(
+      'DIALOG_PENDING',
+      `A ${report.type} dialog ("${report.message.slice(0, 200)}") is open on page ${report.page_id} and waits for dialog.handle: answer it with dialog.handle {accept: true|false}. The call that opened it goes on once it is answered; until then other calls on this session answer DIALOG_PENDING.`,
+      { dialog: { type: report.type, message: report.message, page_id: report.page_id } },
+    );
+  }
+}
+
+/**
+ * The dialogs of a session's pages: answered by the session's policy, or, in manual mode, kept
+ * pending (one per page, as the browser allows) until dialog.handle or the policy's timeout. Each is
+ * a console line and an event.
+ */
+export class SessionDialogs {
+  private policy: DialogPolicy = DEFAULT_DIALOG_POLICY;
+  private readonly pending = new Map<string, PendingDialog>();
+  /** Called each time a dialog becomes pending (a stalled call listens). */
+  private readonly listeners = new Set<(pageId: string) => void>();
+
+  constructor(
+    private readonly events: SessionEvents,
+    /** A line of the service's own in the session's console log. */
+    private readonly note: (type: string, text: string) => void,
+  ) {}
+
+  get current(): DialogPolicy {
+    return this.policy;
+  }
+
+  setPolicy(change: Partial<DialogPolicy>): DialogPolicy {
+    this.policy = { ...this.policy, ...change };
+    return this.policy;
+  }
+
+  /** A dialog opened on page `pageId`. */
+  onDialog(dialog: Dialog, pageId: string): void {
+    const report: DialogReport = {
+      type: dialog.type(),
+      message: clipMessage(dialog.message()),
+      page_id: pageId,
+      outcome: 'pending',
+    };
+    if (this.policy.mode === 'auto' || this.pending.has(pageId)) {
+      this.answer(dialog, report, this.byPolicy(report.type), '');
+      return;
+    }
+    const timeoutMs = this.policy.pendingTimeoutMs;
+    const timer = setTimeout(() => {
+      if (this.pending.get(pageId)?.dialog !== dialog) return;
+      this.pending.delete(pageId);
+      this.answer(dialog, report, this.byPolicy(report.type), ` after ${timeoutMs} ms without dialog.handle`);
+    }, timeoutMs);
+    // A pending dialog must not keep the process alive at shutdown.
+    timer.unref();
+    this.pending.set(pageId, { dialog, report, timer });
+    this.record(report, 'pending: waiting for dialog.handle');
+    for (const listener of this.listeners) listener(pageId);
+  }
+
+  /** The dialog pending on a page, if any. */
+  pendingOn(pageId: string): DialogReport | undefined {
+    return this.pending.get(pageId)?.report;
+  }
+
+  /**
+   * Answers the dialog pending on `pageId`, or when none is given, the one on `preferred` (the active
+   * page) or else the oldest one. No pending dialog → INVALID_PARAMS.
+   */
+  handle(
+    accept: boolean,
+    promptText: string | undefined,
+    pageId: string | undefined,
+    preferred: string,
+  ): DialogReport {
+    const id = pageId ?? (this.pending.has(preferred) ? preferred : this.pending.keys().next().value);
+    const entry = id === undefined ? undefined : this.pending.get(id);
+    if (id === undefined || entry === undefined) {
+      const open = [...this.pending.keys()];
+      throw new ServiceError(
+        'INVALID_PARAMS',
+        pageId === undefined
+          ? 'No dialog is pending in this session: dialog.handle answers a dialog left pending by dialog.setPolicy {mode: "manual"}. Dialogs answered by the policy are in session events and logs.pull.'
+          : `No dialog is pending on page ${pageId}${open.length > 0 ? `; pending on: ${open.join(', ')}` : ''}.`,
+        {
+          errors: [
+            {
+              path: pageId === undefined ? '/' : '/page_id',
+              message: 'no pending dialog',
+              keyword: 'pending',
+              params: {},
+            },
+          ],
+        },
+      );
+    }
+    clearTimeout(entry.timer);
+    this.pending.delete(id);
+    return this.answer(
+      entry.dialog,
+      entry.report,
+      accept ? 'accept' : 'dismiss',
+      ' by dialog.handle',
+      promptText,
+    );
+  }
+
+  /** A page closed: its pending dialog went with it. */
+  dropPage(pageId: string): void {
+    const entry = this.pending.get(pageId);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    this.pending.delete(pageId);
+  }
+
+  /** Calls `listener` with the page id each time a dialog becomes pending; returns the unsubscribe. */
+  onPending(listener: (pageId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private byPolicy(type: string): DialogAnswer {
+    if (type === 'confirm') return this.policy.confirm;
+    if (type === 'prompt') return this.policy.prompt;
+    if (type === 'beforeunload') return this.policy.beforeunload;
+    return 'accept';
+  }
+
+  private answer(
+    dialog: Dialog,
+    report: DialogReport,
+    answer: DialogAnswer,
+    how: string,
+    promptText?: string,
+  ): DialogReport {
+    const text = promptText ?? this.policy.promptText;
+    const done: DialogReport = { ...report, outcome: answer === 'accept' ? 'accepted' : 'dismissed' };
+    const withText =
+      answer === 'accept' && report.type === 'prompt' ? ` with ${JSON.stringify(clipMessage(text))}` : '';
+    this.record(done, `${done.outcome}${withText}${how}`);
+    // The page may have closed or navigated meanwhile, which closes the dialog: nothing is left to answer.
+    (answer === 'accept'
+      ? dialog.accept(report.type === 'prompt' ? text : undefined)
+      : dialog.dismiss()
+    ).catch(() => undefined);
+    return done;
+  }
+
+  private record(report: DialogReport, what: string): void {
+    const where = report.page_id === 'p1' ? '' : ` [${report.page_id}]`;
+    this.note('dialog', `${report.type}: ${report.message} (${what})${where}`);
+    this.events.push({
+      kind: 'dialog',
+      type: report.type,
+      message: report.message,
+      outcome: report.outcome,
+      page_id: report.page_id,
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import type { Locator, Page } from 'playwright-core';
+import { ServiceError } from '../../errors/serviceError.js';
+import { NetworkTracker } from '../network/networkTracker.js';
+import { refLocator, SnapshotHistory } from '../page/pageSnapshot.js';
+import type { StoredRead } from '../page/pageRead.js';
+
+/** The session's first page. Its refs keep the plain form (e12, f1e3); other pages' carry their id. */
+export const MAIN_PAGE_ID = 'p1';
+
+/** A ref as Playwright writes it inside a snapshot line: `[ref=e12]` or `[ref=f1e3]`. */
+const SNAPSHOT_REF = /\[ref=((?:f\d+)?e\d+)\]/g;
+/** A ref an action names: the page id of a page other than p1, then Playwright's own ref. */
+const NAMED_REF = /^(p\d+)?((?:f\d+)?e\d+)$/;
+
+/**
+ * One page of a session (its main page, or a popup it opened): the Playwright page and what belongs
+ * to it alone. Snapshots, refs and the document counter are per page, so a ref read on one page can
+ * never act on another; the settle tracker follows this page's requests only.
+ */
+export class SessionPage {
+  tracker: NetworkTracker;
+  /** The last few snapshots of this page: refs belong to the newest, `since` diffs compare with older ones. */
+  readonly snapshots = new SnapshotHistory();
+  /** The last page.text of this page, which a cursor continues. */
+  lastRead: StoredRead | undefined;
+  /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
+  document = 0;
+  lastTitle = '';
+  /** The renderer died: the next call that acts on this page replaces it with a fresh one. */
+  crashed = false;
+
+  constructor(
+    /** p1, p2, …: never reused within the session. */
+    readonly id: string,
+    public page: Page,
+    /** The page that opened this one, when known. */
+    public opener: string | undefined,
+  ) {
+    this.tracker = new NetworkTracker(page);
+  }
+
+  /** Keeps this page's counters as its Playwright page reports (the page it is now, not a replaced one). */
+  track(page: Page, onCrash: () => void): void {
+    page.on('crash', () => {
+      if (page !== this.page) return;
+      this.crashed = true;
+      onCrash();
+    });
+    page.on('framenavigated', (frame) => {
+      if (page === this.page && frame === page.mainFrame()) this.document++;
+    });
+    page.on('load', () => {
+      if (page === this.page)
+        page.title().then(
+          (t) => (this.lastTitle = t),
+          // The page navigated on or closed: the next load records the title.
+          () => undefined,
+        );
+    });
+  }
+
+  /** Swaps in a fresh Playwright page (after a crash or an evaluate deadline): refs of the old one go stale. */
+  replace(page: Page): void {
+    this.page = page;
+    this.tracker = new NetworkTracker(page);
+    this.document++;
+    this.crashed = false;
+  }
+
+  /** What this page's refs start with: nothing for p1 (refs stay e12), its id for the others (p2e12). */
+  get refPrefix(): string {
+    return this.id === MAIN_PAGE_ID ? '' : this.id;
+  }
+
+  /** A snapshot text of this page with its refs named as actions accept them. */
+  nameRefs(text: string): string {
+    const prefix = this.refPrefix;
+    return prefix === '' ? text : text.replace(SNAPSHOT_REF, (_m, ref: string) => `[ref=${prefix}${ref}]`);
+  }
+
+  /** Refs Playwright wrote on this page (required fields), named as the snapshot names them. */
+  nameRefSet(refs: ReadonlySet<string>): Set<string> {
+    return new Set([...refs].map((ref) => `${this.refPrefix}${ref}`));
+  }
+
+  /**
+   * The element a ref of this page's last snapshot names. A ref of another page (its prefix says
+   * which) is STALE_REF before anything is looked up: it never acts here.
+   */
+  refTarget(ref: string): Promise<Locator> {
+    const m = NAMED_REF.exec(ref);
+    const owner = m?.[1] ?? MAIN_PAGE_ID;
+    if (m?.[2] === undefined || owner !== this.id) {
+      throw new ServiceError(
+        'STALE_REF',
+        `The ref ${ref} is from a snapshot of page ${owner}, not of the active page ${this.id}: call page.select {page_id: "${owner}"} first, or take a snapshot of this page.`,
+        { ref, page_id: this.id, ref_page_id: owner },
+      );
+    }
+    return refLocator(this.page, this.snapshots.latest(), this.document, ref, m[2]);
+  }
+}

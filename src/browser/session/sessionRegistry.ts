@@ -1,0 +1,357 @@
+// Over ~300 lines on purpose: one class owns the lifecycle of every session (create from the pool,
+// adopt a tab, resolve for a caller, close, expire, lose with the browser), and each step reads the
+// same maps and counters under the same invariants; its ownership rules live in sessionOwners.ts.
+import { randomUUID } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Logger } from '../../observability/logger.js';
+import type { BrowserSource } from '../engine/browserSource.js';
+import { serverLostError } from '../engine/browserTier.js';
+import { withDeadline } from '../../errors/deadline.js';
+import { refusedBeforeRun } from '../../errors/serviceError.js';
+import {
+  SessionLimitError,
+  SessionNotFoundError,
+  SessionQuotaError,
+  type MissingReason,
+} from '../engine/browserErrors.js';
+import {
+  ContextPool,
+  OPEN_CONTEXT_TIMEOUT_MS,
+  closeContext,
+  closeQuietly,
+  openContext,
+  type ContextLimits,
+  type ContextOverrides,
+  type OpenedContext,
+  pooledWillDo,
+} from '../engine/contextPool.js';
+import { PoolPolicy, capacityOf, type PoolPolicyLimits, type ServiceCapacity } from '../engine/poolPolicy.js';
+import { Session, type SessionOptions } from './session.js';
+import { SessionOwners, reaches, type SessionCaller } from '../engine/sessionOwners.js';
+import type { UrlPolicy } from '../network/urlPolicy.js';
+
+/** How many ids of ended sessions are remembered, so SESSION_NOT_FOUND can say why. */
+const ENDED_MEMORY = 10_000;
+
+export interface SessionRegistryOptions {
+  maxSessions: number;
+  /** Open sessions one owner may hold (MAX_SESSIONS_PER_KEY), so one key cannot take every slot. */
+  maxSessionsPerOwner: number;
+  ttlMs: number;
+  janitorIntervalMs: number;
+  closeTimeoutMs: number;
+  /** The warm pool's limits (POOL_SIZE, POOL_MAX_SIZE, POOL_MAX_OPENING, ...); minSize 0 turns it off. */
+  pool: PoolPolicyLimits;
+  /** What every context is made with (MAX_CLIPBOARD_CHARS), pooled or not. */
+  context: ContextLimits;
+  session: SessionOptions;
+  /** What every session id starts with: `s_`, or `s_<REPLICA_ID>.` on a replica (replicas/sessionIds.ts). */
+  idPrefix?: string;
+}
+
+export interface SessionHooks {
+  created?: () => void;
+  expired?: () => void;
+  countChanged?: (active: number) => void;
+  /** A create with default options asked the pool: `hit` when it got a ready context. */
+  poolTaken?: (hit: boolean) => void;
+}
+
+export type NewSessionOptions = ContextOverrides;
+
+interface EndedSession {
+  reason: MissingReason;
+  owner: string | undefined;
+}
+
+/**
+ * Every live session: creation under MAX_SESSIONS and the owner's share of it (slots are reserved
+ * before the slow context creation, so a race of parallel creates cannot exceed either), lookup
+ * scoped to the owner, the idle janitor, and the loss of every session when the browser dies.
+ */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly owners = new SessionOwners();
+  private readonly ended = new Map<string, EndedSession>();
+  private reserved = 0;
+  /** When a session was last created or closed: part of what idleFor() measures. */
+  private lastChangeAt = 0;
+  private janitor: NodeJS.Timeout | undefined;
+  private readonly pool: ContextPool;
+
+  constructor(
+    private readonly host: BrowserSource,
+    private readonly policy: UrlPolicy,
+    private readonly options: SessionRegistryOptions,
+    private readonly logger: Logger,
+    private readonly hooks: SessionHooks = {},
+  ) {
+    host.on('lost', () => this.onBrowserLost());
+    host.on('browserLost', (browser) => this.onBrowserLost(browser));
+    this.pool = new ContextPool(
+      host,
+      options.context,
+      new PoolPolicy(options.pool),
+      () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
+      () => ({ callsRunning: this.list().filter((s) => s.busy).length, idleMs: this.idleFor() }),
+      logger,
+    );
+    this.pool.fill();
+  }
+
+  /** A new session owned by `owner`. */
+  async create(options: NewSessionOptions, owner: SessionCaller): Promise<Session> {
+    this.checkRoom(owner.id);
+    this.reserved++;
+    this.owners.creatingChanged(owner.id, 1);
+    try {
+      const { context, page } = await this.openFor(options);
+      const session = this.register(
+        (id) =>
+          new Session(id, context, page, this.policy, {
+            ...this.options.session,
+            serverLost: (s, error) => serverLostError(this.host, s, error),
+          }),
+        owner.id,
+      );
+      this.host.labelContext?.(context, session.id);
+      return session;
+    } finally {
+      this.reserved--;
+      this.owners.creatingChanged(owner.id, -1);
+    }
+  }
+
+  /**
+   * Refuses a new session past the owner's share, first (only the owner's own sessions free it), or
+   * past MAX_SESSIONS. A share of all MAX_SESSIONS (one key) is never the binding limit: such a key
+   * gets MAX_SESSIONS, as before there were shares.
+   */
+  private checkRoom(owner: string): void {
+    const share = this.options.maxSessionsPerOwner;
+    if (share < this.options.maxSessions && this.owners.held(owner) >= share)
+      throw refusedBeforeRun(new SessionQuotaError(share, this.nextExpiryMs(owner)));
+    if (this.sessions.size + this.reserved >= this.options.maxSessions)
+      throw refusedBeforeRun(new SessionLimitError(this.options.maxSessions, this.nextExpiryMs()));
+  }
+
+  /**
+   * A pooled context when the options are the defaults (a viewport is applied to the page), else a
+   * new one, after releasing a pooled context when the pool holds the last free slot.
+   */
+  private async openFor(options: NewSessionOptions): Promise<OpenedContext> {
+    if (pooledWillDo(options)) {
+      const pooled = this.pool.take();
+      this.hooks.poolTaken?.(pooled !== undefined);
+      if (pooled !== undefined) {
+        if (options.viewport === undefined || options.viewport === null) return pooled;
+        try {
+          await withDeadline(
+            pooled.page.setViewportSize(options.viewport),
+            OPEN_CONTEXT_TIMEOUT_MS,
+            () => new Error('setting the viewport timed out'),
+          );
+          return pooled;
+        } catch (error) {
+          await closeQuietly(this.host, pooled, this.logger);
+          throw error;
+        }
+      }
+    }
+    // This create holds one reserved slot; pooled contexts must leave room for it.
+    if (this.sessions.size + this.reserved + this.pool.held > this.options.maxSessions)
+      await this.pool.release();
+    return openContext(this.host, this.options.context, options);
+  }
+
+  /**
+   * Registers a page the service does not own (a tab of the CDP_URL browser, tabs.attach) as a
+   * session under MAX_SESSIONS. Closing it calls `release` and leaves the tab open; the tab closing
+   * ends the session.
+   */
+  adopt(context: BrowserContext, page: Page, release: () => Promise<void>, owner: SessionCaller): Session {
+    this.checkRoom(owner.id);
+    const session = this.register(
+      (id) => new Session(id, context, page, this.policy, this.options.session, release),
+      owner.id,
+    );
+    page.once('close', () => void this.close(session.id));
+    return session;
+  }
+
+  /** Gives a new session its unguessable id and makes it live. */
+  private register(make: (id: string) => Session, owner: string): Session {
+    const session = make(`${this.options.idPrefix ?? 's_'}${randomUUID()}`);
+    this.sessions.set(session.id, session);
+    this.owners.add(session.id, owner);
+    this.hooks.created?.();
+    this.lastChangeAt = Date.now();
+    this.hooks.countChanged?.(this.sessions.size);
+    return session;
+  }
+
+  /** Milliseconds since any session call or create last ran; 0 while one is running. */
+  private idleFor(now = Date.now()): number {
+    if (this.reserved > 0) return 0;
+    let last = this.lastChangeAt;
+    for (const s of this.sessions.values()) {
+      if (s.busy) return 0;
+      last = Math.max(last, s.lastUsedAt);
+    }
+    return now - last;
+  }
+
+  /** What /readyz tells a load balancer: counts only, nothing of any tenant. */
+  capacity(): ServiceCapacity {
+    return capacityOf(this.options.maxSessions, this.sessions.size, this.reserved, this.pool.readyCount);
+  }
+
+  /** Any live session, whoever owns it: for the service itself, never for a caller's lookup. */
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** The live session with that id when `caller` may reach it (its owner, or an admin). */
+  lookup(id: string, caller: SessionCaller): Session | undefined {
+    const owner = this.owners.ownerOf(id);
+    return owner !== undefined && reaches(caller, owner) ? this.sessions.get(id) : undefined;
+  }
+
+  /**
+   * The live session with that id when `caller` may reach it, or a SessionNotFoundError that says
+   * why there is none. Another owner's session, live or ended, is answered exactly as an id that
+   * never existed: the error tells nothing about other tenants.
+   */
+  resolve(id: string, caller: SessionCaller): Session {
+    const session = this.lookup(id, caller);
+    if (session !== undefined) return session;
+    throw this.notFound(id, caller);
+  }
+
+  private notFound(id: string, caller: SessionCaller): SessionNotFoundError {
+    const ended = this.ended.get(id);
+    const reason = ended !== undefined && reaches(caller, ended.owner) ? ended.reason : 'unknown';
+    return new SessionNotFoundError(
+      id,
+      reason,
+      reason === 'expired' ? ` for ${Math.round(this.options.ttlMs / 1000)} s (SESSION_TTL_MS)` : '',
+    );
+  }
+
+  /** Every live session, whoever owns it: for the service itself (janitor, shutdown). */
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  /** The live sessions `caller` may reach: its own, or every one for an admin. */
+  visibleTo(caller: SessionCaller): Session[] {
+    return this.list().filter((s) => reaches(caller, this.owners.ownerOf(s.id)));
+  }
+
+  /**
+   * Closes a session for a caller: true when this call closed it; false when it is the caller's
+   * (or, for an admin, anyone's) and already ended, so a retried close still succeeds; otherwise
+   * SESSION_NOT_FOUND, as for an id that never existed, and nothing is closed.
+   */
+  async closeFor(id: string, caller: SessionCaller): Promise<boolean> {
+    if (this.lookup(id, caller) !== undefined) return this.close(id);
+    const ended = this.ended.get(id);
+    if (ended !== undefined && reaches(caller, ended.owner)) return false;
+    throw this.notFound(id, caller);
+  }
+
+  /** Closes a session; bounded in time even when its page is frozen. False when it was not open. */
+  async close(id: string, reason: MissingReason = 'closed'): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (session === undefined) return false;
+    this.forget(id, reason);
+    session.ended = reason;
+    try {
+      await withDeadline(
+        session.release === undefined ? closeContext(this.host, session.context) : session.detach(),
+        this.options.closeTimeoutMs,
+        () => new Error('context close timed out'),
+      );
+    } catch (error) {
+      this.logger.warn(
+        { sessionId: id, err: error },
+        'session close did not finish in time; its context is abandoned',
+      );
+    }
+    return true;
+  }
+
+  private forget(id: string, reason: MissingReason): void {
+    // Every way a session ends passes here (close, expiry, shutdown, the browser lost): its
+    // downloads go with it. dispose never throws.
+    void this.sessions.get(id)?.downloads.dispose();
+    // Its event streams send what is left and end.
+    this.sessions.get(id)?.log.end(reason);
+    this.sessions.delete(id);
+    this.ended.set(id, { reason, owner: this.owners.remove(id) });
+    if (this.ended.size > ENDED_MEMORY) {
+      const oldest = this.ended.keys().next();
+      if (!oldest.done) this.ended.delete(oldest.value);
+    }
+    this.lastChangeAt = Date.now();
+    this.hooks.countChanged?.(this.sessions.size);
+    this.pool.fill();
+  }
+
+  startJanitor(): void {
+    this.janitor ??= setInterval(() => void this.sweep(), this.options.janitorIntervalMs);
+    this.janitor.unref();
+  }
+
+  stopJanitor(): void {
+    if (this.janitor) clearInterval(this.janitor);
+    this.janitor = undefined;
+  }
+
+  /** Closes sessions idle past the TTL; a session in the middle of a call is never cut short. */
+  async sweep(now = Date.now()): Promise<number> {
+    const idle = this.list().filter((s) => !s.busy && now - s.lastUsedAt > this.options.ttlMs);
+    await Promise.all(
+      idle.map(async (s) => {
+        this.logger.info({ sessionId: s.id, idleMs: now - s.lastUsedAt }, 'session expired');
+        this.hooks.expired?.();
+        await this.close(s.id, 'expired');
+      }),
+    );
+    return idle.length;
+  }
+
+  /** When the next slot frees at the latest: of any owner, or of `owner` only when given. */
+  private nextExpiryMs(owner?: string): number {
+    const now = Date.now();
+    let soonest = this.options.ttlMs;
+    for (const s of this.sessions.values()) {
+      if (owner !== undefined && this.owners.ownerOf(s.id) !== owner) continue;
+      soonest = Math.min(soonest, Math.max(0, s.lastUsedAt + this.options.ttlMs - now));
+    }
+    return soonest + this.options.janitorIntervalMs;
+  }
+
+  /** Why a session ended, while the ended ones are remembered (dispatch maps in-flight errors by it). */
+  endedReason(id: string): MissingReason | undefined {
+    return this.ended.get(id)?.reason;
+  }
+
+  /** The local browser died (all its sessions), or one remote browser server went away (its own). */
+  private onBrowserLost(browser?: Browser): void {
+    const reason: MissingReason = browser === undefined ? 'browser-restarted' : 'browser-server-lost';
+    for (const session of this.list()) {
+      // An adopted tab lives in the CDP_URL browser, not in the one that was lost.
+      if (session.release !== undefined) continue;
+      if (browser !== undefined && session.context.browser() !== browser) continue;
+      session.ended = reason;
+      this.forget(session.id, reason);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    this.stopJanitor();
+    await this.pool.close();
+    await Promise.all(this.list().map((s) => this.close(s.id)));
+  }
+}

@@ -1,0 +1,221 @@
+import { Type } from '@sinclair/typebox';
+import { parseSnapshot } from '../../browser/page/snapshotLines.js';
+import {
+  contextOf,
+  lineOf,
+  matchRole,
+  matchText,
+  MAX_REGEX_INPUT_CHARS,
+  refOf,
+  REGEX_SEARCH_BUDGET_MS,
+  type LineMatch,
+  type TextQuery,
+} from '../../browser/page/snapshotSearch.js';
+import { ServiceError } from '../../errors/serviceError.js';
+import { defineSessionMethod } from '../defineSessionMethod.js';
+import {
+  ACTION_TIMEOUT_MS,
+  DEFAULT_FIND_MATCHES,
+  MAX_FIND_MATCHES,
+  MAX_REGEX_CHARS,
+  timeoutParam,
+} from '../params.js';
+
+/** A Playwright role selector: `role=button[name="Log in"]`, exact with the `s` flag. */
+export function roleSelector(role: string, name: string | undefined, exact: boolean): string {
+  if (name === undefined) return `role=${role}`;
+  return `role=${role}[name=${JSON.stringify(name)}${exact ? 's' : 'i'}]`;
+}
+
+const limitParam = Type.Integer({
+  minimum: 1,
+  maximum: MAX_FIND_MATCHES,
+  default: DEFAULT_FIND_MATCHES,
+  description: `Matches listed at most (default ${DEFAULT_FIND_MATCHES}, at most ${MAX_FIND_MATCHES}); count says how many there are.`,
+});
+
+const MatchRef = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox).',
+});
+
+/** What every find.* answer has besides its matches. */
+const answerFields = {
+  count: Type.Integer({ description: 'How many lines of the snapshot match (0 when none).' }),
+  truncated: Type.Optional(
+    Type.Literal(true, {
+      description: 'Present (true) when count is more than the matches listed (limit); absent otherwise.',
+    }),
+  ),
+  revision: Type.Integer({
+    description: 'The revision of the snapshot the search read: its refs are the ones actions accept now.',
+  }),
+};
+
+const SEARCH_DESCRIPTION =
+  'Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot.';
+
+export const findByRole = defineSessionMethod({
+  name: 'find.byRole',
+  summary:
+    'Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press',
+  description: `${SEARCH_DESCRIPTION} Nothing found is count 0, not an error. selector is a Playwright role selector for the same role and name, which matches in the main frame only: act on a match by its ref.`,
+  params: {
+    role: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[a-z]+$',
+      description: 'ARIA role: button, link, textbox, heading, checkbox …',
+    }),
+    name: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: 'Accessible name; case-insensitive substring unless exact.',
+      }),
+    ),
+    exact: Type.Boolean({
+      default: false,
+      description: 'Match the name exactly and case-sensitively (default false).',
+    }),
+    limit: limitParam,
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
+  },
+  result: Type.Object({
+    selector: Type.String({
+      description:
+        'A Playwright role selector for the matches in the main frame (not in frames); add >> nth=N to pick one. Prefer the refs.',
+    }),
+    ...answerFields,
+    matches: Type.Array(
+      Type.Object({
+        ref: MatchRef,
+        role: Type.String({ description: 'The role of the element.' }),
+        name: Type.Union([Type.String(), Type.Null()], {
+          description: 'Its accessible name, null when it has none.',
+        }),
+        line: Type.String({ description: 'Its snapshot line (cut when very long).' }),
+      }),
+      { description: 'The first matches, in page order (limit at most).' },
+    ),
+  }),
+  errors: ['ACTION_FAILED', 'TIMEOUT'],
+  readOnly: true,
+  async handler(params, { session }) {
+    const snapshot = await session.takeSnapshot(undefined, undefined, params.timeout);
+    const lines = parseSnapshot(snapshot.text);
+    const found = matchRole(lines, params.role, params.name, params.exact);
+    const matches = found.slice(0, params.limit).map((match) => {
+      const line = lines[match.index];
+      return {
+        ref: refOf(lines, match.index),
+        role: line?.role ?? params.role,
+        name: line?.name ?? null,
+        line: lineOf(lines, match),
+      };
+    });
+    return {
+      selector: roleSelector(params.role, params.name, params.exact),
+      count: found.length,
+      ...(found.length > matches.length ? { truncated: true as const } : {}),
+      revision: snapshot.revision,
+      matches,
+    };
+  },
+});
+
+function refuse(path: string, message: string): ServiceError {
+  return new ServiceError('INVALID_PARAMS', `Invalid params for find.byText: ${message}`, {
+    errors: [{ path, message, keyword: path === '/' ? 'oneOf' : 'format', params: {} }],
+  });
+}
+
+/** The one search the params name: text, or a regex (with its flags) that compiles. */
+function textQueryOf(params: { text?: string; regex?: string; flags?: string }): TextQuery {
+  if ((params.text === undefined) === (params.regex === undefined))
+    throw refuse('/', 'give exactly one of text and regex');
+  if (params.regex === undefined) {
+    if (params.flags !== undefined) throw refuse('/flags', 'flags go with regex, not with text');
+    return { text: params.text ?? '' };
+  }
+  try {
+    return { regex: new RegExp(params.regex, params.flags) };
+  } catch (error) {
+    if (error instanceof SyntaxError)
+      throw refuse('/regex', `not a valid regular expression: ${error.message}`);
+    throw error;
+  }
+}
+
+export const findByText = defineSessionMethod({
+  name: 'find.byText',
+  summary:
+    'Find the text a person sees (names, text, input values, placeholders), in frames and shadow roots too; returns the refs of the elements that hold it',
+  description: `${SEARCH_DESCRIPTION} Give text (a case-insensitive substring) or regex (a JavaScript regular expression, case-sensitive unless flags has i), not both. A match on a text node, a value or a placeholder gives the ref of the element it belongs to. Nothing found is count 0, not an error.`,
+  params: {
+    text: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Text to find: a case-insensitive substring of a name, a text node or a value.',
+      }),
+    ),
+    regex: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_REGEX_CHARS,
+        description: `A JavaScript regular expression, without slashes (flags go in flags), at most ${MAX_REGEX_CHARS} characters. It runs on the first ${MAX_REGEX_INPUT_CHARS} characters of each name or text; a search past ${REGEX_SEARCH_BUDGET_MS} ms (catastrophic backtracking) is refused.`,
+      }),
+    ),
+    flags: Type.Optional(
+      Type.String({
+        pattern: '^[imsuv]{0,5}$',
+        description: 'Flags of regex: i (ignore case), m, s, u, v; g and y do not apply to a search.',
+      }),
+    ),
+    limit: limitParam,
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
+  },
+  result: Type.Object({
+    ...answerFields,
+    matches: Type.Array(
+      Type.Object({
+        ref: MatchRef,
+        role: Type.String({
+          description:
+            "The role of the matching line: text for a text node (its ref is the enclosing element's).",
+        }),
+        line: Type.String({
+          description: 'The matching snapshot line, cut around the match when very long.',
+        }),
+        context: Type.String({
+          description:
+            'Snapshot lines around it: the enclosing line, the siblings before and after (cut short).',
+        }),
+      }),
+      { description: 'The first matches, in page order (limit at most).' },
+    ),
+  }),
+  errors: ['ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
+  readOnly: true,
+  async handler(params, { session }) {
+    const query = textQueryOf(params);
+    const snapshot = await session.takeSnapshot(undefined, undefined, params.timeout);
+    const lines = parseSnapshot(snapshot.text);
+    const found = matchText(lines, query);
+    const shown = (match: LineMatch) => ({
+      ref: refOf(lines, match.index),
+      role: lines[match.index]?.role ?? 'text',
+      line: lineOf(lines, match),
+      context: contextOf(lines, match),
+    });
+    const matches = found.slice(0, params.limit).map(shown);
+    return {
+      count: found.length,
+      ...(found.length > matches.length ? { truncated: true as const } : {}),
+      revision: snapshot.revision,
+      matches,
+    };
+  },
+});
+
+export const findMethods = [findByRole, findByText];

@@ -1,0 +1,217 @@
+import { Type } from '@sinclair/typebox';
+import { isDownloadLink } from '../../browser/page/downloadLinks.js';
+import { evaluateInPage } from '../../browser/page/pageEvaluate.js';
+import { withDeadline } from '../../errors/deadline.js';
+import { ServiceError } from '../../errors/serviceError.js';
+import { checkButton, pressOrPaste } from './clipboardInput.js';
+import { defineActionMethod } from '../defineActionMethod.js';
+import { defineSessionMethod } from '../defineSessionMethod.js';
+import {
+  ACTION_TIMEOUT_MS,
+  NAVIGATION_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  Modifiers,
+  MouseButton,
+  NavigationResult,
+  Ok,
+  Target,
+  WaitUntil,
+  timeoutParam,
+} from '../params.js';
+import { clampChars } from './normalizeText.js';
+import { pageText } from './pageText.js';
+import { pageWaitFor } from './pageWaitFor.js';
+
+export const pageGoto = defineSessionMethod({
+  name: 'page.goto',
+  summary: 'Navigate the session page to a URL and wait for it to settle',
+  params: {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX).',
+    }),
+    waitUntil: WaitUntil,
+    timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation'),
+  },
+  result: NavigationResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    return session.goto(params.url, params.waitUntil, params.timeout);
+  },
+});
+
+export const pageReload = defineSessionMethod({
+  name: 'page.reload',
+  summary: 'Reload the session page and wait for it to settle',
+  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the reload') },
+  result: NavigationResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    return session.reload(params.waitUntil, params.timeout);
+  },
+});
+
+export const pageContent = defineSessionMethod({
+  name: 'page.content',
+  summary: 'Read the page HTML after JavaScript ran (capped at MAX_HTML_CHARS)',
+  params: {},
+  result: Type.Object({
+    html: Type.String({ description: 'The serialised DOM.' }),
+    truncated: Type.Boolean({ description: 'True when the HTML was cut at MAX_HTML_CHARS.' }),
+  }),
+  errors: ['ACTION_FAILED', 'TIMEOUT'],
+  readOnly: true,
+  async handler(_params, { session, services }) {
+    const html = await withDeadline(
+      session.page.content(),
+      ACTION_TIMEOUT_MS,
+      () =>
+        new ServiceError(
+          'TIMEOUT',
+          `page.content did not answer within ${ACTION_TIMEOUT_MS} ms: the page may be frozen.`,
+          { timeoutMs: ACTION_TIMEOUT_MS },
+        ),
+    );
+    const clamped = clampChars(html, services.config.maxHtmlChars);
+    return { html: clamped.text, truncated: clamped.truncated };
+  },
+});
+
+export const pageEvaluate = defineSessionMethod({
+  name: 'page.evaluate',
+  summary:
+    'Evaluate a JavaScript expression in the page (never in the service); a function expression is called with arg',
+  description:
+    'The expression runs in the page main world. If it evaluates to a function, that function is called with arg; promises are awaited. The result must be JSON-serialisable. Past the deadline the page is replaced by a fresh about:blank page and the call fails with TIMEOUT.',
+  params: {
+    expression: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'A JavaScript expression, e.g. document.title or (arg) => arg.x * 2.',
+    }),
+    arg: Type.Optional(
+      Type.Unknown({ description: 'A JSON value passed to the expression when it is a function.' }),
+    ),
+    retryOnNavigation: Type.Boolean({
+      default: false,
+      description:
+        'The expression only reads, so it may run twice: when the page navigates while it runs, run it again once in the new document instead of failing with PAGE_NAVIGATED (default false).',
+    }),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_TIMEOUT_MS,
+        description: 'Deadline in ms (default EVALUATE_TIMEOUT_MS, 10000).',
+      }),
+    ),
+  },
+  result: Type.Object({
+    result: Type.Unknown({ description: 'The JSON value the expression produced (null for undefined).' }),
+  }),
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'LIMIT_REACHED', 'PAGE_NAVIGATED'],
+  readOnly: false,
+  async handler(params, { session, services }) {
+    const { config } = services;
+    const timeoutMs = params.timeout ?? config.evaluateTimeoutMs;
+    const result = await evaluateInPage(
+      session,
+      params.expression,
+      params.arg,
+      timeoutMs,
+      config.maxEvaluateResultChars,
+      { retryOnNavigation: params.retryOnNavigation },
+    );
+    return { result };
+  },
+});
+
+export const pageClick = defineActionMethod({
+  name: 'page.click',
+  summary:
+    'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
+  params: {
+    ...Target,
+    button: MouseButton,
+    modifiers: Type.Optional(Modifiers),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  readOnly: false,
+  async handler(params, { session }) {
+    checkButton('page.click', session, params.button);
+    const target = await session.target(params.selector, params.ref);
+    // Only a left click follows a link; a right or middle click on a download link saves nothing.
+    const downloadLink =
+      (params.button ?? 'left') === 'left' ? isDownloadLink(target, params.timeout) : Promise.resolve(false);
+    await target.click({
+      button: params.button,
+      modifiers: params.modifiers,
+      timeout: params.timeout,
+    });
+    if (await downloadLink) session.expectDownload();
+    return { ok: true };
+  },
+});
+
+export const pageFill = defineActionMethod({
+  name: 'page.fill',
+  summary: 'Fill an input, textarea or contenteditable element with a value',
+  params: {
+    ...Target,
+    value: Type.String({
+      maxLength: 1_000_000,
+      description: 'The text to put in the field (replaces its content).',
+    }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  readOnly: false,
+  async handler(params, { session }) {
+    await (await session.target(params.selector, params.ref)).fill(params.value, { timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pagePress = defineActionMethod({
+  name: 'page.press',
+  summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
+  params: {
+    ...Target,
+    key: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'A key name as Playwright keyboard.press takes it: Enter, ArrowDown, Shift+Tab, a.',
+    }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
+  readOnly: false,
+  async handler(params, { session }) {
+    const target = await session.target(params.selector, params.ref);
+    await pressOrPaste(
+      session,
+      params.key,
+      () => target.press(params.key, { timeout: params.timeout }),
+      () => target.focus({ timeout: params.timeout }),
+    );
+    return { ok: true };
+  },
+});
+
+export const pageMethods = [
+  pageGoto,
+  pageWaitFor,
+  pageReload,
+  pageText,
+  pageContent,
+  pageEvaluate,
+  pageClick,
+  pageFill,
+  pagePress,
+];

@@ -1,0 +1,298 @@
+// The page.* actions of issue 11 beyond the seed's click, fill and press (page.ts): hover, double
+// click, focus, check, select, type, scroll and history. Each is one real Playwright input call on
+// the element a selector or snapshot ref names, never an event synthesised in the page.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ServiceError } from '../../errors/serviceError.js';
+import { checkButton, checkTyping } from './clipboardInput.js';
+import { defineActionMethod } from '../defineActionMethod.js';
+import { defineSessionMethod } from '../defineSessionMethod.js';
+import {
+  ACTION_TIMEOUT_MS,
+  HistoryResult,
+  MAX_SCROLL_DELTA_PX,
+  MAX_SELECT_OPTIONS,
+  MAX_TYPE_CHARS,
+  MAX_TYPE_DELAY_MS,
+  Modifiers,
+  MouseButton,
+  NAVIGATION_TIMEOUT_MS,
+  Ok,
+  Target,
+  WaitUntil,
+  timeoutParam,
+} from '../params.js';
+
+const ACTION_ERRORS = ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'] as const;
+
+function refuse(method: string, message: string): ServiceError {
+  return new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
+    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
+  });
+}
+
+export const pageHover = defineActionMethod({
+  name: 'page.hover',
+  summary: 'Move the mouse over an element (waits until it is visible and stable): opens hover menus',
+  params: {
+    ...Target,
+    modifiers: Type.Optional(Modifiers),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
+  },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    await (
+      await session.target(params.selector, params.ref)
+    ).hover({ modifiers: params.modifiers, timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pageDblclick = defineActionMethod({
+  name: 'page.dblclick',
+  summary: 'Double-click an element (waits until it is visible, stable and enabled)',
+  params: {
+    ...Target,
+    button: MouseButton,
+    modifiers: Type.Optional(Modifiers),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
+  },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    checkButton('page.dblclick', session, params.button);
+    await (
+      await session.target(params.selector, params.ref)
+    ).dblclick({ button: params.button, modifiers: params.modifiers, timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pageFocus = defineActionMethod({
+  name: 'page.focus',
+  summary: 'Give an element the keyboard focus',
+  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element') },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    await (await session.target(params.selector, params.ref)).focus({ timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+const CHECK_DESCRIPTION =
+  'A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.';
+
+export const pageCheck = defineActionMethod({
+  name: 'page.check',
+  summary: 'Check a checkbox, radio button or switch (nothing happens when it is already checked)',
+  description: CHECK_DESCRIPTION,
+  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    await (await session.target(params.selector, params.ref)).check({ timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+export const pageUncheck = defineActionMethod({
+  name: 'page.uncheck',
+  summary: 'Uncheck a checkbox or switch (nothing happens when it is already unchecked)',
+  description: CHECK_DESCRIPTION,
+  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    await (await session.target(params.selector, params.ref)).uncheck({ timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+const optionList = <T extends TSchema>(item: T, what: string) =>
+  Type.Optional(
+    Type.Array(item, {
+      minItems: 1,
+      maxItems: MAX_SELECT_OPTIONS,
+      description: `Options by ${what}. Several only for a <select multiple>. Give one of values, labels and indexes.`,
+    }),
+  );
+
+export const pageSelect = defineActionMethod({
+  name: 'page.select',
+  summary: 'Choose the options of a <select> by value, label or index (several for a multiple select)',
+  description:
+    'Replaces the selection with the options named, fires input and change as a person would, and answers with the values selected afterwards. An option that is not there is waited for until the timeout.',
+  params: {
+    ...Target,
+    values: optionList(Type.String({ maxLength: 10_000 }), 'their value attribute'),
+    labels: optionList(Type.String({ maxLength: 10_000 }), 'their visible label'),
+    indexes: optionList(Type.Integer({ minimum: 0, maximum: 100_000 }), 'their position (0 is the first)'),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element and its options'),
+  },
+  result: Type.Object({
+    selected: Type.Array(Type.String(), {
+      description: 'The values of the options selected after the action.',
+    }),
+  }),
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    const kinds = (['values', 'labels', 'indexes'] as const).filter((k) => params[k] !== undefined);
+    if (kinds.length !== 1)
+      throw refuse(
+        'page.select',
+        kinds.length === 0
+          ? 'give the options to choose by values, labels or indexes'
+          : `give the options by one of ${kinds.join(' and ')}, not both`,
+      );
+    const options =
+      params.values?.map((value) => ({ value })) ??
+      params.labels?.map((label) => ({ label })) ??
+      (params.indexes ?? []).map((index) => ({ index }));
+    const element = await session.target(params.selector, params.ref);
+    if (options.length > 1) {
+      // Playwright would quietly choose only the first option of a single select.
+      const multiple = await element.evaluate(
+        (el) => !(el instanceof HTMLSelectElement) || el.multiple,
+        undefined,
+        {
+          timeout: params.timeout,
+        },
+      );
+      if (!multiple)
+        throw refuse(
+          'page.select',
+          `the <select> takes one option, not ${options.length}; only a <select multiple> takes several`,
+        );
+    }
+    return { selected: await element.selectOption(options, { timeout: params.timeout }) };
+  },
+});
+
+export const pageType = defineActionMethod({
+  name: 'page.type',
+  summary:
+    'Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs',
+  description: `Focuses the element and presses one key per character after what it already holds (page.fill replaces the value in one step, without key events). At most ${MAX_TYPE_CHARS} characters.`,
+  params: {
+    ...Target,
+    text: Type.String({
+      minLength: 1,
+      maxLength: MAX_TYPE_CHARS,
+      description: `The text to type (at most ${MAX_TYPE_CHARS} characters).`,
+    }),
+    delay: Type.Integer({
+      minimum: 0,
+      maximum: MAX_TYPE_DELAY_MS,
+      default: 0,
+      description: `Milliseconds between keys (default 0, at most ${MAX_TYPE_DELAY_MS}), for pages that debounce.`,
+    }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    checkTyping('page.type', session, params.text);
+    await (
+      await session.target(params.selector, params.ref)
+    ).pressSequentially(params.text, { delay: params.delay, timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+const DeltaPx = Type.Integer({
+  minimum: -MAX_SCROLL_DELTA_PX,
+  maximum: MAX_SCROLL_DELTA_PX,
+  default: 0,
+});
+
+export const pageScroll = defineActionMethod({
+  name: 'page.scroll',
+  summary: 'Scroll an element into view (selector or ref), or turn the mouse wheel by a delta',
+  description:
+    'Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end.',
+  params: {
+    ...Target,
+    delta: Type.Optional(
+      Type.Object(
+        {
+          dx: { ...DeltaPx, description: 'Pixels to the right (negative: to the left; default 0).' },
+          dy: { ...DeltaPx, description: 'Pixels down (negative: up; default 0).' },
+        },
+        {
+          additionalProperties: false,
+          description: 'Turn the wheel by this much instead of naming an element.',
+        },
+      ),
+    ),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
+  },
+  result: Ok,
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session }) {
+    const element = params.selector !== undefined || params.ref !== undefined;
+    if (element === (params.delta !== undefined))
+      throw refuse(
+        'page.scroll',
+        element
+          ? 'give selector or ref to scroll an element into view, or delta to turn the wheel, not both'
+          : 'give selector or ref to scroll an element into view, or delta to turn the wheel',
+      );
+    if (params.delta !== undefined) await session.page.mouse.wheel(params.delta.dx, params.delta.dy);
+    else
+      await (
+        await session.target(params.selector, params.ref)
+      ).scrollIntoViewIfNeeded({ timeout: params.timeout });
+    return { ok: true };
+  },
+});
+
+const HISTORY_DESCRIPTION =
+  'Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.';
+
+export const pageBack = defineSessionMethod({
+  name: 'page.back',
+  summary: "Go back one entry in the page's history and wait for it to settle",
+  description: HISTORY_DESCRIPTION,
+  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation') },
+  result: HistoryResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    return session.back(params.waitUntil, params.timeout);
+  },
+});
+
+export const pageForward = defineSessionMethod({
+  name: 'page.forward',
+  summary: "Go forward one entry in the page's history and wait for it to settle",
+  description: HISTORY_DESCRIPTION,
+  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation') },
+  result: HistoryResult,
+  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session }) {
+    return session.forward(params.waitUntil, params.timeout);
+  },
+});
+
+export const pageActionMethods = [
+  pageHover,
+  pageDblclick,
+  pageFocus,
+  pageCheck,
+  pageUncheck,
+  pageSelect,
+  pageType,
+  pageScroll,
+  pageBack,
+  pageForward,
+];
