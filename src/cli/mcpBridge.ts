@@ -43,7 +43,7 @@ Example (Claude Code):
 
 /** Why the first connection failed, in words that point at the fix (the key is never printed). */
 function connectFailure(error: unknown, where: string, hasKey: boolean): string {
-  // 401 for a missing key, 403 for a wrong one (the service's edge since issue 17 item 2).
+  // 401 for a missing key, 403 for a wrong one (the service's edge).
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403))
     return hasKey
       ? `the service at ${where} refused the API key (HTTP ${error.code}): check API_KEY`

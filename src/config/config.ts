@@ -1,3 +1,4 @@
+// config/: every configuration key (configKeys.ts and one table per concern) and loadConfig, which reads them.
 // Over 350 lines on purpose: loadConfig reads every key the service has, one after another with its
 // check, so the whole configuration is one readable function; groups of keys with their own loaders
 // live in config*.ts beside it (caps, idempotency, live streams, pool, replicas, browser tier, UI,

@@ -1,4 +1,4 @@
-// The browser tier of issue 16 as config keys: BROWSER_ENDPOINTS (remote Playwright browser servers
+// The browser tier as config keys: BROWSER_ENDPOINTS (remote Playwright browser servers
 // instead of the local Chromium) and where the egress proxy listens so those servers reach it. Kept
 // apart from configKeys.ts and config.ts (both near the file-size limit); their table is spread
 // into CONFIG_KEYS and their values into Config.

@@ -1,7 +1,8 @@
-// The body caps of issue 14 as config keys: what network.get, network.har, network.route,
+// The body caps as config keys: what network.get, network.har, network.route,
 // session.storageState and a session's clipboard hold or answer at most. Kept apart from
 // configKeys.ts and config.ts (both near the file-size limit); their table is spread into
 // CONFIG_KEYS and their values into Config.
+import { checkOneWithinAll, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
 
 const MIB = 1024 * 1024;
 
@@ -88,14 +89,8 @@ export interface BodyCaps {
   maxTraceSharedBytes: number;
 }
 
-/**
- * Reads the body caps; `read(key, min, max)` is loadConfig's whole-number reader (it throws a
- * ConfigError naming the key). `refuse(key, message)` makes the ConfigError of a cross-key check.
- */
-export function loadBodyCaps(
-  read: (key: BodyCapKey, min: number, max: number) => number,
-  refuse: (key: BodyCapKey, message: string) => Error,
-): BodyCaps {
+/** Reads the body caps with loadConfig's reader, and checks them against each other. */
+export function loadBodyCaps(read: ReadWholeNumber<BodyCapKey>, refuse: RefuseKey<BodyCapKey>): BodyCaps {
   const caps: BodyCaps = {
     maxNetworkBodyBytes: read('MAX_NETWORK_BODY_BYTES', 1, 64 * MIB),
     maxNetworkBodyFetchBytes: read('MAX_NETWORK_BODY_FETCH_BYTES', 1, 256 * MIB),
@@ -108,10 +103,11 @@ export function loadBodyCaps(
     maxTraceSharedBytes: read('MAX_TRACE_SHARED_BYTES', 1, 1024 * 1024 * MIB),
   };
   // One body over what all of a session's bodies may hold would be refused as too many bodies.
-  if (caps.maxRouteBodyBytes > caps.maxRouteBodiesBytes)
-    throw refuse(
-      'MAX_ROUTE_BODY_BYTES',
-      `${caps.maxRouteBodyBytes} is over MAX_ROUTE_BODIES_BYTES (${caps.maxRouteBodiesBytes}): one route body cannot be more than all of them together`,
-    );
+  checkOneWithinAll(
+    refuse,
+    'route body',
+    ['MAX_ROUTE_BODY_BYTES', caps.maxRouteBodyBytes],
+    ['MAX_ROUTE_BODIES_BYTES', caps.maxRouteBodiesBytes],
+  );
   return caps;
 }

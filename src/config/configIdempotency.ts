@@ -1,7 +1,8 @@
-// The idempotency store's keys (issue 13): how long a call's answer is kept for a repeat of its
+// The idempotency store's keys: how long a call's answer is kept for a repeat of its
 // idempotency_key, and the bounds on what the store holds. Kept apart from configKeys.ts and
 // config.ts (both near the file-size limit), as configCaps.ts is: the table is spread into
 // CONFIG_KEYS, the values into Config.
+import { checkOneWithinAll, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
 
 const MIB = 1024 * 1024;
 
@@ -42,13 +43,10 @@ export interface IdempotencyConfig {
   idempotencyMaxBytes: number;
 }
 
-/**
- * Reads the keys; `read(key, min, max)` is loadConfig's whole-number reader (it throws a ConfigError
- * naming the key). `refuse(key, message)` makes the ConfigError of a cross-key check.
- */
+/** Reads the keys with loadConfig's reader, and checks them against each other. */
 export function loadIdempotencyConfig(
-  read: (key: IdempotencyConfigKey, min: number, max: number) => number,
-  refuse: (key: IdempotencyConfigKey, message: string) => Error,
+  read: ReadWholeNumber<IdempotencyConfigKey>,
+  refuse: RefuseKey<IdempotencyConfigKey>,
 ): IdempotencyConfig {
   const config: IdempotencyConfig = {
     idempotencyTtlMs: read('IDEMPOTENCY_TTL_MS', 1, 24 * 3600 * 1000),
@@ -57,10 +55,11 @@ export function loadIdempotencyConfig(
     idempotencyMaxBytes: read('IDEMPOTENCY_MAX_BYTES', 0, 4096 * MIB),
   };
   // An answer over what all answers may hold would be dropped the moment it was kept.
-  if (config.idempotencyMaxAnswerBytes > config.idempotencyMaxBytes)
-    throw refuse(
-      'IDEMPOTENCY_MAX_ANSWER_BYTES',
-      `${config.idempotencyMaxAnswerBytes} is over IDEMPOTENCY_MAX_BYTES (${config.idempotencyMaxBytes}): one answer cannot be more than all of them together`,
-    );
+  checkOneWithinAll(
+    refuse,
+    'answer',
+    ['IDEMPOTENCY_MAX_ANSWER_BYTES', config.idempotencyMaxAnswerBytes],
+    ['IDEMPOTENCY_MAX_BYTES', config.idempotencyMaxBytes],
+  );
   return config;
 }

@@ -1,4 +1,4 @@
-// The live sessions' keys (issue 13): the event streams' heartbeat, and the bound on calls queued
+// The live sessions' keys: the event streams' heartbeat, and the bound on calls queued
 // for one session's lock (MAX_QUEUED_CALLS_PER_SESSION). Kept apart from configKeys.ts and config.ts (both near the file-size
 // limit), as configIdempotency.ts is: the table is spread into CONFIG_KEYS, the values into Config.
 

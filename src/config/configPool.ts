@@ -1,4 +1,4 @@
-// The warm pool's demand keys (issue 15): how far the pool grows when creates arrive back to back,
+// The warm pool's demand keys: how far the pool grows when creates arrive back to back,
 // how many contexts it opens at once, and how far back it counts creates. Kept apart from
 // configKeys.ts and config.ts (both near the file-size limit), as configIdempotency.ts is: the table
 // is spread into CONFIG_KEYS after POOL_SIZE and POOL_REFILL_IDLE_MS, the values into Config.

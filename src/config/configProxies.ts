@@ -1,4 +1,4 @@
-// TRUSTED_PROXIES (issue 16): which direct peers may say, in X-Forwarded-For, whose request they
+// TRUSTED_PROXIES: which direct peers may say, in X-Forwarded-For, whose request they
 // pass on. Kept apart from configKeys.ts and config.ts (both over the file-size guideline); the
 // table is spread into CONFIG_KEYS and the values into Config, as configUi.ts does. The address
 // itself is read by src/ws/clientAddress.ts, for HTTP and for WebSocket handshakes alike.

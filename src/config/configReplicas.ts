@@ -1,4 +1,4 @@
-// Replicas behind a load balancer (issue 16): which replica this process is, where its peers are,
+// Replicas behind a load balancer: which replica this process is, where its peers are,
 // which one hosts the agent hub, and the port of the load balancer's capacity agent. Kept apart
 // from configKeys.ts and config.ts (both near the file-size limit); the table is spread into
 // CONFIG_KEYS and the values into Config, as configUi.ts does. docs/deployment.md explains them.

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { ERRORS, errorNameForCode, type ErrorName } from '../errors/catalogue.js';
 import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
@@ -158,4 +159,45 @@ export function restRoute(logger: Logger) {
         sendError(res, error);
       });
     };
+}
+
+/** A REST route's handler: what it throws is answered by restRoute. */
+export type RestHandler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * The router of one REST projection and how its routes are added: each wrapped by restRoute, a POST
+ * behind the JSON object body reader. `done` comes last: it answers body-parser's errors on the
+ * paths that read a body (mounted after the routes, as an error handler must be) and gives the router.
+ */
+export interface RestRouter {
+  get(path: string, handler: RestHandler): void;
+  post(path: string, handler: RestHandler): void;
+  delete(path: string, handler: RestHandler): void;
+  /** The CallContext of a request, logging through the projection's logger. */
+  context(req: Request, res: Response): CallContext;
+  done(bodyPaths: string[]): Router;
+}
+
+/** A REST projection's router, set up the one way both projections need it. */
+export function restRouter(options: RestOptions): RestRouter {
+  const { logger, bodyLimit } = options;
+  const router = express.Router();
+  const route = restRoute(logger);
+  const body = jsonObjectBody(bodyLimit);
+  return {
+    get(path, handler) {
+      router.get(path, route(handler));
+    },
+    post(path, handler) {
+      router.post(path, ...body, route(handler));
+    },
+    delete(path, handler) {
+      router.delete(path, route(handler));
+    },
+    context: (req, res) => callContext(req, res, logger),
+    done(bodyPaths) {
+      router.use(bodyPaths, restBodyErrors(bodyLimit));
+      return router;
+    },
+  };
 }

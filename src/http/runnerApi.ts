@@ -1,15 +1,7 @@
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { toolContent } from './toolContent.js';
-import {
-  callContext,
-  isObject,
-  jsonObjectBody,
-  refusal,
-  restBodyErrors,
-  restRoute,
-  type RestOptions,
-} from './restCommon.js';
+import { isObject, refusal, restRouter, type RestOptions } from './restCommon.js';
 
 /** Seed 002's environment types this service has: one, a browser session. */
 export const ENV_TYPES = ['browser'] as const;
@@ -95,75 +87,54 @@ function executeCall(
  * costs its key one use.
  */
 export function runnerRouter(options: RestOptions): Router {
-  const { dispatcher, logger } = options;
-  const router = express.Router();
-  const route = restRoute(logger);
-  const body = jsonObjectBody(options.bodyLimit);
+  const { dispatcher } = options;
+  const rest = restRouter(options);
 
-  router.post(
-    '/sessions',
-    ...body,
-    route(async (req, res) => {
-      const { env_type: envType, ...params } = req.body as Record<string, unknown>;
-      if (envType !== undefined && !ENV_TYPES.some((t) => t === envType))
-        throw refusal(
-          'INVALID_PARAMS',
-          `env_type ${JSON.stringify(envType)} is not one this service has: its one environment is "browser" (or leave env_type out).`,
-          { env_types: ENV_TYPES },
-        );
-      const result = await dispatcher.call('session.create', params, callContext(req, res, logger));
-      res.status(201).json(result);
-    }),
-  );
+  rest.post('/sessions', async (req, res) => {
+    const { env_type: envType, ...params } = req.body as Record<string, unknown>;
+    if (envType !== undefined && !ENV_TYPES.some((t) => t === envType))
+      throw refusal(
+        'INVALID_PARAMS',
+        `env_type ${JSON.stringify(envType)} is not one this service has: its one environment is "browser" (or leave env_type out).`,
+        { env_types: ENV_TYPES },
+      );
+    const result = await dispatcher.call('session.create', params, rest.context(req, res));
+    res.status(201).json(result);
+  });
 
-  router.get(
-    '/sessions',
-    route(async (req, res) => {
-      res.json(await dispatcher.call('session.list', {}, callContext(req, res, logger)));
-    }),
-  );
+  rest.get('/sessions', async (req, res) => {
+    res.json(await dispatcher.call('session.list', {}, rest.context(req, res)));
+  });
 
   const execute = async (req: Request, res: Response, sessionId: unknown): Promise<void> => {
     if (typeof sessionId !== 'string' || sessionId.length === 0)
       throw refusal('INVALID_PARAMS', 'session_id must be a non-empty string');
     const { method, params } = executeCall(dispatcher, sessionId, req.body as Record<string, unknown>);
-    const result = await dispatcher.call(method, params, callContext(req, res, logger));
+    const result = await dispatcher.call(method, params, rest.context(req, res));
     res.json({ content: toolContent(method, result), details: result ?? null });
   };
 
-  router.post(
-    '/sessions/:id/execute',
-    ...body,
-    route(async (req, res) => {
-      const given: unknown = (req.body as Record<string, unknown>).session_id;
-      if (given !== undefined && given !== req.params.id)
-        throw refusal('INVALID_PARAMS', 'session_id in the body names another session than the path.', {
-          session_id: req.params.id,
-        });
-      await execute(req, res, req.params.id);
-    }),
-  );
+  rest.post('/sessions/:id/execute', async (req, res) => {
+    const given: unknown = (req.body as Record<string, unknown>).session_id;
+    if (given !== undefined && given !== req.params.id)
+      throw refusal('INVALID_PARAMS', 'session_id in the body names another session than the path.', {
+        session_id: req.params.id,
+      });
+    await execute(req, res, req.params.id);
+  });
 
-  router.post(
-    '/execute',
-    ...body,
-    route(async (req, res) => {
-      await execute(req, res, (req.body as Record<string, unknown>).session_id);
-    }),
-  );
+  rest.post('/execute', async (req, res) => {
+    await execute(req, res, (req.body as Record<string, unknown>).session_id);
+  });
 
-  router.delete(
-    '/sessions/:id',
-    route(async (req, res) => {
-      const result = await dispatcher.call(
-        'session.close',
-        { session_id: req.params.id },
-        callContext(req, res, logger),
-      );
-      res.json(result);
-    }),
-  );
+  rest.delete('/sessions/:id', async (req, res) => {
+    const result = await dispatcher.call(
+      'session.close',
+      { session_id: req.params.id },
+      rest.context(req, res),
+    );
+    res.json(result);
+  });
 
-  router.use(['/sessions', '/execute'], restBodyErrors(options.bodyLimit));
-  return router;
+  return rest.done(['/sessions', '/execute']);
 }

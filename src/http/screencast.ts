@@ -2,9 +2,10 @@
 // one JPEG (base64) per `frame` event. Behind the API key; another key's session is a 404, as an id
 // that never existed. A viewer that reads slower than frames come loses frames, never queues them.
 import express, { type Router } from 'express';
+import type { ErrorName } from '../errors/catalogue.js';
 import type { Logger } from '../observability/logger.js';
-import { errorResponse } from '../rpc/jsonRpc.js';
 import { principalOf } from './auth.js';
+import { sendErrorEnvelope } from './errorEnvelope.js';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 export const SCREENCAST_HEARTBEAT_MS = 15_000;
@@ -25,6 +26,29 @@ export interface ScreencastSource {
     viewer: { frame(frame: Frame): void; end(reason: 'closed' | 'shutdown'): void },
   ): (() => void) | 'not_found' | 'full';
 }
+
+/** How the live view answers a viewer the hub did not let watch. */
+interface WatchRefusal {
+  status: number;
+  name: ErrorName;
+  message: (sessionId: string) => string;
+}
+
+/** The hub's refusals: a session that is not the caller's (or is gone), and one with all its viewers. */
+const WATCH_REFUSALS: Record<'not_found' | 'full', WatchRefusal> = {
+  not_found: {
+    status: 404,
+    name: 'SESSION_NOT_FOUND',
+    message: (sessionId) =>
+      `Session ${sessionId} not found: unknown, closed or expired (call session.create for a new one).`,
+  },
+  full: {
+    status: 429,
+    name: 'RESOURCE_UNAVAILABLE',
+    message: (sessionId) =>
+      `Session ${sessionId} has as many live-view viewers as it may (SCREENCAST_MAX_VIEWERS); close one and retry.`,
+  },
+};
 
 export function screencastRouter(hub: ScreencastSource, logger: Logger): Router {
   const router = express.Router();
@@ -54,30 +78,10 @@ export function screencastRouter(hub: ScreencastSource, logger: Logger): Router 
         finish();
       },
     });
-    if (result === 'not_found') {
+    if (typeof result === 'string') {
       open = false;
-      res
-        .status(404)
-        .json(
-          errorResponse(
-            null,
-            'SESSION_NOT_FOUND',
-            `Session ${sessionId} not found: unknown, closed or expired (call session.create for a new one).`,
-          ),
-        );
-      return;
-    }
-    if (result === 'full') {
-      open = false;
-      res
-        .status(429)
-        .json(
-          errorResponse(
-            null,
-            'RESOURCE_UNAVAILABLE',
-            `Session ${sessionId} has as many live-view viewers as it may (SCREENCAST_MAX_VIEWERS); close one and retry.`,
-          ),
-        );
+      const refused = WATCH_REFUSALS[result];
+      sendErrorEnvelope(res, refused.status, refused.name, refused.message(sessionId));
       return;
     }
     res.status(200).set({

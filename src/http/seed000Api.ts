@@ -1,14 +1,6 @@
-import express, { type Router } from 'express';
+import type { Response, Router } from 'express';
 import type { CallContext, RpcDispatcher } from '../rpc/dispatch.js';
-import {
-  callContext,
-  isObject,
-  jsonObjectBody,
-  refusal,
-  restBodyErrors,
-  restRoute,
-  type RestOptions,
-} from './restCommon.js';
+import { isObject, refusal, restRouter, type RestOptions } from './restCommon.js';
 
 /**
  * The client id of the CDP_URL browser in seed 000's REST endpoints. Seed 000's clients are
@@ -76,10 +68,14 @@ function splitClientId(value: unknown): { base: string; tab: string | undefined 
  * which leaves the tab open) unless the tab was attached already, whose session they leave as it is.
  */
 export function seed000Router(options: RestOptions & { cdpConfigured: boolean }): Router {
-  const { dispatcher, logger } = options;
-  const router = express.Router();
-  const route = restRoute(logger);
-  const body = jsonObjectBody(options.bodyLimit);
+  const { dispatcher } = options;
+  const rest = restRouter(options);
+  /** A POST route of a tab: its handler gets the JSON object body and the CallContext of its calls. */
+  const post = (
+    path: string,
+    handler: (raw: Record<string, unknown>, ctx: CallContext, res: Response) => Promise<void>,
+  ) =>
+    rest.post(path, (req, res) => handler(req.body as Record<string, unknown>, rest.context(req, res), res));
   const call = async <T>(method: string, params: Record<string, unknown>, ctx: CallContext) =>
     (await dispatcher.call(method, params, ctx)) as T;
   const listTabs = async (ctx: CallContext) => (await call<{ tabs: Tab[] }>('tabs.list', {}, ctx)).tabs;
@@ -134,151 +130,116 @@ export function seed000Router(options: RestOptions & { cdpConfigured: boolean })
     return result;
   };
 
-  router.get(
-    '/clients',
-    route(async (req, res) => {
-      const ctx = callContext(req, res, logger);
-      const clients: unknown[] = [];
-      if (options.cdpConfigured) {
-        const tabs = await listTabs(ctx);
-        clients.push({
-          id: CDP_CLIENT_ID,
-          name: 'CDP browser',
-          description: 'The Chrome at CDP_URL: its tabs (tabs.*)',
-          tabCount: tabs.length,
-          tabs: tabs.map(tabEntry),
-        });
+  rest.get('/clients', async (req, res) => {
+    const ctx = rest.context(req, res);
+    const clients: unknown[] = [];
+    if (options.cdpConfigured) {
+      const tabs = await listTabs(ctx);
+      clients.push({
+        id: CDP_CLIENT_ID,
+        name: 'CDP browser',
+        description: 'The Chrome at CDP_URL: its tabs (tabs.*)',
+        tabCount: tabs.length,
+        tabs: tabs.map(tabEntry),
+      });
+    }
+    for (const agent of await listAgents(ctx))
+      clients.push({
+        id: agent.clientId,
+        name: `Evaluation agent ${agent.capabilities.version}`,
+        description: `Tools: ${agent.capabilities.tools.join(', ')}`,
+        tabCount: 0,
+        tabs: [],
+        status: agent.status,
+        ready: agent.status !== 'connected',
+        connectedAt: agent.connectedAt,
+        remoteAddress: agent.remoteAddress,
+        capabilities: agent.capabilities,
+        inFlight: agent.inFlight,
+      });
+    res.json(clients);
+  });
+
+  rest.get('/clients/:clientId/tabs', async (req, res) => {
+    const ctx = rest.context(req, res);
+    const { base } = splitClientId(req.params.clientId);
+    if (base === CDP_CLIENT_ID) {
+      const tabs = (await listTabs(ctx)).map(tabEntry);
+      res.json({ clientId: CDP_CLIENT_ID, tabCount: tabs.length, tabs });
+      return;
+    }
+    if (!(await listAgents(ctx)).some((a) => a.clientId === base))
+      throw refusal('AGENT_NOT_FOUND', `No client ${base}: GET /clients lists them.`, { clientId: base });
+    res.json({ clientId: base, tabCount: 0, tabs: [] });
+  });
+
+  post('/tabs/open', async (raw, ctx, res) => {
+    await cdpTab(raw, ctx, false);
+    const params: Record<string, unknown> = { url: raw.url };
+    if (raw.background !== undefined) params.background = raw.background;
+    const opened = await call<{ tabId: string; url: string }>('tabs.open', params, ctx);
+    res.json({
+      clientId: raw.clientId,
+      tabId: opened.tabId,
+      compositeClientId: `${CDP_CLIENT_ID}:${opened.tabId}`,
+      url: opened.url,
+      status: 'opened',
+    });
+  });
+
+  post('/tabs/close', async (raw, ctx, res) => {
+    const tabId = await cdpTab(raw, ctx, true);
+    await call('tabs.close', { tabId }, ctx);
+    res.json({ clientId: raw.clientId, tabId, status: 'closed', success: true });
+  });
+
+  post('/page/content', async (raw, ctx, res) => {
+    const format = raw.format ?? 'html';
+    if (format !== 'html' && format !== 'text')
+      throw refusal('INVALID_PARAMS', 'format must be "html" or "text"');
+    const tabId = (await cdpTab(raw, ctx, true)) ?? '';
+    const { content, truncated } = await onTab(tabId, ctx, async (session_id) => {
+      if (format === 'html') {
+        const page = await call<{ html: string; truncated: boolean }>('page.content', { session_id }, ctx);
+        return { content: page.html, truncated: page.truncated };
       }
-      for (const agent of await listAgents(ctx))
-        clients.push({
-          id: agent.clientId,
-          name: `Evaluation agent ${agent.capabilities.version}`,
-          description: `Tools: ${agent.capabilities.tools.join(', ')}`,
-          tabCount: 0,
-          tabs: [],
-          status: agent.status,
-          ready: agent.status !== 'connected',
-          connectedAt: agent.connectedAt,
-          remoteAddress: agent.remoteAddress,
-          capabilities: agent.capabilities,
-          inFlight: agent.inFlight,
-        });
-      res.json(clients);
-    }),
-  );
-
-  router.get(
-    '/clients/:clientId/tabs',
-    route(async (req, res) => {
-      const ctx = callContext(req, res, logger);
-      const { base } = splitClientId(req.params.clientId);
-      if (base === CDP_CLIENT_ID) {
-        const tabs = (await listTabs(ctx)).map(tabEntry);
-        res.json({ clientId: CDP_CLIENT_ID, tabCount: tabs.length, tabs });
-        return;
-      }
-      if (!(await listAgents(ctx)).some((a) => a.clientId === base))
-        throw refusal('AGENT_NOT_FOUND', `No client ${base}: GET /clients lists them.`, { clientId: base });
-      res.json({ clientId: base, tabCount: 0, tabs: [] });
-    }),
-  );
-
-  router.post(
-    '/tabs/open',
-    ...body,
-    route(async (req, res) => {
-      const raw = req.body as Record<string, unknown>;
-      const ctx = callContext(req, res, logger);
-      await cdpTab(raw, ctx, false);
-      const params: Record<string, unknown> = { url: raw.url };
-      if (raw.background !== undefined) params.background = raw.background;
-      const opened = await call<{ tabId: string; url: string }>('tabs.open', params, ctx);
-      res.json({
-        clientId: raw.clientId,
-        tabId: opened.tabId,
-        compositeClientId: `${CDP_CLIENT_ID}:${opened.tabId}`,
-        url: opened.url,
-        status: 'opened',
-      });
-    }),
-  );
-
-  router.post(
-    '/tabs/close',
-    ...body,
-    route(async (req, res) => {
-      const raw = req.body as Record<string, unknown>;
-      const ctx = callContext(req, res, logger);
-      const tabId = await cdpTab(raw, ctx, true);
-      await call('tabs.close', { tabId }, ctx);
-      res.json({ clientId: raw.clientId, tabId, status: 'closed', success: true });
-    }),
-  );
-
-  router.post(
-    '/page/content',
-    ...body,
-    route(async (req, res) => {
-      const raw = req.body as Record<string, unknown>;
-      const ctx = callContext(req, res, logger);
-      const format = raw.format ?? 'html';
-      if (format !== 'html' && format !== 'text')
-        throw refusal('INVALID_PARAMS', 'format must be "html" or "text"');
-      const tabId = (await cdpTab(raw, ctx, true)) ?? '';
-      const { content, truncated } = await onTab(tabId, ctx, async (session_id) => {
-        if (format === 'html') {
-          const page = await call<{ html: string; truncated: boolean }>('page.content', { session_id }, ctx);
-          return { content: page.html, truncated: page.truncated };
-        }
-        const maxChars = textMaxChars(dispatcher);
-        // page.text names truncated only when it cut the text.
-        const page = await call<{ text: string; truncated?: true }>(
-          'page.text',
-          { session_id, ...(maxChars === undefined ? {} : { maxChars }) },
-          ctx,
-        );
-        return { content: page.text, truncated: page.truncated === true };
-      });
-      res.json({
-        clientId: raw.clientId,
-        tabId,
-        content,
-        format,
-        length: content.length,
-        timestamp: Date.now(),
-        truncated,
-      });
-    }),
-  );
-
-  router.post(
-    '/page/screenshot',
-    ...body,
-    route(async (req, res) => {
-      const raw = req.body as Record<string, unknown>;
-      const ctx = callContext(req, res, logger);
-      const tabId = (await cdpTab(raw, ctx, true)) ?? '';
-      const fullPage = raw.fullPage ?? false;
-      const shot = await onTab(tabId, ctx, (session_id) =>
-        call<{ base64: string; mime: string }>(
-          'screenshot',
-          { session_id, fullPage, mime: 'image/png' },
-          ctx,
-        ),
+      const maxChars = textMaxChars(dispatcher);
+      // page.text names truncated only when it cut the text.
+      const page = await call<{ text: string; truncated?: true }>(
+        'page.text',
+        { session_id, ...(maxChars === undefined ? {} : { maxChars }) },
+        ctx,
       );
-      res.json({
-        clientId: raw.clientId,
-        tabId,
-        imageData: `data:${shot.mime};base64,${shot.base64}`,
-        format: 'png',
-        fullPage,
-        timestamp: Date.now(),
-      });
-    }),
-  );
+      return { content: page.text, truncated: page.truncated === true };
+    });
+    res.json({
+      clientId: raw.clientId,
+      tabId,
+      content,
+      format,
+      length: content.length,
+      timestamp: Date.now(),
+      truncated,
+    });
+  });
 
-  router.use(['/tabs', '/page'], restBodyErrors(options.bodyLimit));
-  return router;
+  post('/page/screenshot', async (raw, ctx, res) => {
+    const tabId = (await cdpTab(raw, ctx, true)) ?? '';
+    const fullPage = raw.fullPage ?? false;
+    const shot = await onTab(tabId, ctx, (session_id) =>
+      call<{ base64: string; mime: string }>('screenshot', { session_id, fullPage, mime: 'image/png' }, ctx),
+    );
+    res.json({
+      clientId: raw.clientId,
+      tabId,
+      imageData: `data:${shot.mime};base64,${shot.base64}`,
+      format: 'png',
+      fullPage,
+      timestamp: Date.now(),
+    });
+  });
+
+  return rest.done(['/tabs', '/page']);
 }
 
 /** page.text's largest maxChars, read from its params schema: /page/content returns the whole text. */

@@ -16,9 +16,7 @@ const principalField = Type.Optional(
       'Only in an admin key\'s answer: the principal that started it ("key:" and a digest of its API key, never the key).',
   }),
 );
-const clientIdField = Type.Union([Type.String(), Type.Null()], {
-  description: 'The agent that has it (or, while queued, the one the caller named); null when none.',
-});
+/** The fields both lists' entries start with (commonEntry fills them). */
 const common = {
   evaluationId: Type.String({ description: "The caller's evaluationId, or the generated eval-<uuid>." }),
   tool: Type.String({ description: 'The tool it runs.' }),
@@ -27,11 +25,13 @@ const common = {
       "The evaluation's name, its first 120 characters (EVALUATION_TASK_CHARS); null when the call gave none. The input is never shown.",
   }),
   startedAt: Type.String({ description: 'ISO 8601 time the call reached the hub.' }),
+  clientId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The agent that has it (or, while queued, the one the caller named); null when none.',
+  }),
 };
 
 const InFlight = Type.Object({
   ...common,
-  clientId: clientIdField,
   state: Type.Union([Type.Literal('queued'), Type.Literal('running')], {
     description: 'queued: waiting for a free slot; running: sent to the agent.',
   }),
@@ -41,7 +41,6 @@ const InFlight = Type.Object({
 
 const Finished = Type.Object({
   ...common,
-  clientId: clientIdField,
   endedAt: Type.String({ description: 'ISO 8601 time it ended.' }),
   durationMs: Type.Integer({ description: 'Milliseconds from arrival to the answer (queue wait included).' }),
   outcome: Type.Union([Type.Literal('ok'), Type.Literal('error')], {
@@ -63,26 +62,34 @@ const Finished = Type.Object({
   principal: principalField,
 });
 
-function inFlightEntry(e: InFlightEvaluation, now: number, admin: boolean) {
+/** The schema's `common` fields of an evaluation, in flight or finished. */
+function commonEntry(e: InFlightEvaluation | FinishedEvaluation) {
   return {
     evaluationId: e.evaluationId,
     tool: e.tool,
     task: e.task,
     startedAt: new Date(e.started).toISOString(),
     clientId: e.clientId,
+  };
+}
+
+/** The principal field, the last of an entry: only an admin key's answer names it. */
+function principalEntry(e: InFlightEvaluation | FinishedEvaluation, admin: boolean) {
+  return admin ? { principal: e.principal } : {};
+}
+
+function inFlightEntry(e: InFlightEvaluation, now: number, admin: boolean) {
+  return {
+    ...commonEntry(e),
     state: e.running ? ('running' as const) : ('queued' as const),
     elapsedMs: Math.max(0, now - e.started),
-    ...(admin ? { principal: e.principal } : {}),
+    ...principalEntry(e, admin),
   };
 }
 
 function finishedEntry(e: FinishedEvaluation, admin: boolean) {
   return {
-    evaluationId: e.evaluationId,
-    tool: e.tool,
-    task: e.task,
-    startedAt: new Date(e.started).toISOString(),
-    clientId: e.clientId,
+    ...commonEntry(e),
     endedAt: new Date(e.ended).toISOString(),
     durationMs: e.ended - e.started,
     outcome: e.end.ok ? ('ok' as const) : ('error' as const),
@@ -90,7 +97,7 @@ function finishedEntry(e: FinishedEvaluation, admin: boolean) {
     errorCode: e.end.errorCode,
     errorMessage: e.end.errorMessage,
     outputSize: e.end.outputSize,
-    ...(admin ? { principal: e.principal } : {}),
+    ...principalEntry(e, admin),
   };
 }
 

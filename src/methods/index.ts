@@ -1,3 +1,4 @@
+// The method table: every namespace's methods (page/, network/, session/ and the service's own here), in the docs' order.
 import type { ServiceMethod } from './defineSessionMethod.js';
 import { agentMethods } from './agents.js';
 import { axeMethods } from './page/axe.js';

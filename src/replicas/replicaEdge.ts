@@ -4,8 +4,8 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import type { Principal } from '../rpc/defineMethod.js';
-import { errorResponse } from '../rpc/jsonRpc.js';
 import { principalFor } from '../http/auth.js';
+import { sendErrorEnvelope } from '../http/errorEnvelope.js';
 import { ReplicaDispatcher } from './replicaDispatcher.js';
 import { replicaOfSessionId } from './sessionIds.js';
 
@@ -50,16 +50,13 @@ export function replicaStreamGuard(replicaId: string | undefined): Router {
         next();
         return;
       }
-      res
-        .status(404)
-        .json(
-          errorResponse(
-            null,
-            'SESSION_NOT_FOUND',
-            `Session ${id} lives on replica ${replica}, not this one (${replicaId}): open the stream through the load balancer, which routes /sessions/{id}/… by the id.`,
-            { session_id: id, replica, reason: 'other-replica' },
-          ),
-        );
+      sendErrorEnvelope(
+        res,
+        404,
+        'SESSION_NOT_FOUND',
+        `Session ${id} lives on replica ${replica}, not this one (${replicaId}): open the stream through the load balancer, which routes /sessions/{id}/… by the id.`,
+        { session_id: id, replica, reason: 'other-replica' },
+      );
     },
   );
   return router;

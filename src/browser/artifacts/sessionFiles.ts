@@ -1,3 +1,4 @@
+// Room browser/artifacts/: files in and out of a session (downloads, uploads, traces, PDF, screencast); imports engine/, events/.
 // The one temporary directory of a session: its downloads and its artifacts (traces) are written
 // there and nowhere else of the service's, and it is removed when the session ends (the registry
 // disposes of it on every way a session ends). Created on first use, private to the service's user.

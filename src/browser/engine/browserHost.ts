@@ -1,3 +1,4 @@
+// Room browser/engine/: the shared Chromium (local or remote), the warm context pool and what every context is made with; imports no other room.
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

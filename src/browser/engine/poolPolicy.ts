@@ -1,4 +1,4 @@
-// The warm pool's policy (issue 15): how many ready contexts to keep, and how many to open now,
+// The warm pool's policy: how many ready contexts to keep, and how many to open now,
 // learned from the recent creates. Pure: time comes in as `now` and the service's state as numbers,
 // so unit tests drive it; contextPool.ts does what it says.
 //

@@ -1,3 +1,4 @@
+// Room browser/events/: a session's event log, its digest for action reports and the feeds that push it; imports engine/.
 // A session's event log: everything its pages did, in order, each entry with a seq that is monotonic
 // in the session. Readers hold a cursor (the last seq they saw) and read after it without draining:
 // logs.pull / network.pull with `since`, session.subscribe on the /rpc WebSocket and the

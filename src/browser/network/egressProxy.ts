@@ -1,3 +1,4 @@
+// Room browser/network/: the network boundary (allow-list, egress proxy, request log, HAR, routes, conditions); imports engine/.
 import dns from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';

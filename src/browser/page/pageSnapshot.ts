@@ -1,3 +1,4 @@
+// Room browser/page/: how a page is read and acted on (snapshot, views, search, text, targets, settle, navigation, waits).
 import type { Locator, Page } from 'playwright-core';
 import { ServiceError } from '../../errors/serviceError.js';
 

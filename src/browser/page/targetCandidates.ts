@@ -1,4 +1,4 @@
-// The nearest candidates for a selector that matched nothing (issue 11): a bounded scan of the page
+// The nearest candidates for a selector that matched nothing: a bounded scan of the page
 // for elements whose role, name, id or text resemble the selector's words, each with a selector the
 // service accepts. targetErrors.ts reads Playwright's errors; this searches the page.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-// What a failed action on a selector or ref says (issue 11): a strict-mode violation lists the
+// What a failed action on a selector or ref says: a strict-mode violation lists the
 // elements the selector matched, each with a selector that names it alone; a selector that matched
 // nothing says so, with the nearest candidates on the page; an element that matched but was not
 // actionable says why (Playwright's call log: not visible, not enabled, another element on top).

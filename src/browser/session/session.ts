@@ -1,3 +1,4 @@
+// Room browser/session/: one session's state (pages, dialogs, signals) and the registry of sessions; imports every other room.
 // One session: its context, its pages, its lock, and what it records (the event log and its digest,
 // the ring buffers, requests, dialogs, downloads, files). Over the 350-line guideline: the class
 // is the one place those parts meet; each part already lives in its own module (sessionPages,

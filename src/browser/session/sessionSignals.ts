@@ -185,14 +185,7 @@ export class SessionSignals {
     this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
     if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
     if (blocked || response.status() >= 400)
-      this.events.push({
-        kind: 'requestFailed',
-        request_id: this.requests.idOf(request),
-        url: capUrl(request.url()),
-        method: request.method(),
-        resourceType: request.resourceType(),
-        failure: blocked ? 'blocked by the allow-list' : `HTTP ${response.status()}`,
-      });
+      this.pushRequestFailed(request, blocked ? 'blocked by the allow-list' : `HTTP ${response.status()}`);
   }
 
   private onRequestFailed(request: Request, pageId: string | undefined): void {
@@ -202,22 +195,15 @@ export class SessionSignals {
     const verdict = this.policy.checkRequest(request.url());
     const blocked = !verdict.allowed;
     // A request the page itself cancelled (it navigated on) is not a failure an agent must act on.
-    if (blocked || !ABORTED.test(failure))
-      this.events.push({
-        kind: 'requestFailed',
-        request_id: this.requests.idOf(request),
-        url: capUrl(request.url()),
-        method: request.method(),
-        resourceType: request.resourceType(),
-        failure: blocked ? `blocked by the allow-list (${failure})` : failure,
-      });
+    const reported = blocked ? `blocked by the allow-list (${failure})` : failure;
+    if (blocked || !ABORTED.test(failure)) this.pushRequestFailed(request, reported);
     const entry = {
       id: this.requests.idOf(request),
       url: capUrl(request.url()),
       status: null,
       method: request.method(),
       resourceType: request.resourceType(),
-      failure: blocked ? `blocked by the allow-list (${failure})` : failure,
+      failure: reported,
       ...(blocked ? { blocked: true } : {}),
     };
     const { id: requestId, status: _status, ...fields } = entry;
@@ -226,6 +212,18 @@ export class SessionSignals {
     // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
     // about the navigation in progress: it must not fail it.
     if (!verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
+  }
+
+  /** A requestFailed event of the action report: the request, and why it failed (status, error, allow-list). */
+  private pushRequestFailed(request: Request, failure: string): void {
+    this.events.push({
+      kind: 'requestFailed',
+      request_id: this.requests.idOf(request),
+      url: capUrl(request.url()),
+      method: request.method(),
+      resourceType: request.resourceType(),
+      failure,
+    });
   }
 
   private recordBlocked(request: Request, reason: string): void {

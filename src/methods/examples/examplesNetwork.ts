@@ -1,8 +1,18 @@
 // Examples of network.pull, network.get, network.har, network.route, network.unroute,
 // network.routes, network.offline, network.throttle and network.setExtraHeaders for openrpc.json, from the exchanges docs/behaviour.md shows.
 import type { MethodExample } from '../../rpc/openrpc.js';
-import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
-import { TIME } from './examplesService.js';
+import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S, EXAMPLE_TIME as TIME } from './exampleValues.js';
+
+/** The failed request network.pull answers both with onlyErrors and after a cursor. */
+const failedRequest = {
+  seq: 41,
+  id: 'r7',
+  url: `${O}/api/fail`,
+  status: 500,
+  method: 'GET',
+  resourceType: 'fetch',
+  timestamp: TIME,
+};
 
 const itemsRoute = {
   route_id: 'rt1',
@@ -20,17 +30,7 @@ export const networkExamples: Record<string, MethodExample[]> = {
       name: 'only the failed responses',
       params: { session_id: S, onlyErrors: true },
       result: {
-        requests: [
-          {
-            seq: 41,
-            id: 'r7',
-            url: `${O}/api/fail`,
-            status: 500,
-            method: 'GET',
-            resourceType: 'fetch',
-            timestamp: TIME,
-          },
-        ],
+        requests: [failedRequest],
         dropped: 0,
       },
     },
@@ -48,15 +48,7 @@ export const networkExamples: Record<string, MethodExample[]> = {
             resourceType: 'fetch',
             timestamp: TIME,
           },
-          {
-            seq: 41,
-            id: 'r7',
-            url: `${O}/api/fail`,
-            status: 500,
-            method: 'GET',
-            resourceType: 'fetch',
-            timestamp: TIME,
-          },
+          failedRequest,
         ],
         dropped: 0,
         cursor: 42,

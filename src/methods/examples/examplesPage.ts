@@ -3,7 +3,7 @@
 // the others are written in the same shapes. A unit test validates each against its method's
 // schemas, and an integration test runs a set of them against the real service.
 import type { MethodExample } from '../../rpc/openrpc.js';
-import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
+import { EXAMPLE_DOWNLOAD, EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
 const done = { ok: true };
 
@@ -21,15 +21,7 @@ export const pageExamples: Record<string, MethodExample[]> = {
         url: `${O}/files/downloads`,
         title: 'Downloads',
         status: 200,
-        download: {
-          download_id: 'd1',
-          name: 'hello.txt',
-          url: `${O}/files/attachment.txt`,
-          bytes: 43,
-          mime: 'text/plain',
-          state: 'saved',
-          timestamp: '2026-11-24T04:26:00.609Z',
-        },
+        download: EXAMPLE_DOWNLOAD,
       },
     },
   ],

@@ -3,11 +3,15 @@
 // is that exchange (session id and fixture port made the same for every example); the others are
 // written in the same shapes.
 import type { MethodExample } from '../../rpc/openrpc.js';
-import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
+import {
+  EXAMPLE_DOWNLOAD,
+  EXAMPLE_ORIGIN as O,
+  EXAMPLE_SESSION as S,
+  EXAMPLE_TIME as TIME,
+} from './exampleValues.js';
 
 const AGENT = '0b6f3c52-7a1e-4d3b-8f29-5c4e1a7d9b60';
 const TAB = 'A1B2C3D4E5F60718293A4B5C6D7E8F90';
-export const TIME = '2026-11-24T04:26:00.609Z';
 
 export const serviceExamples: Record<string, MethodExample[]> = {
   'session.create': [
@@ -130,17 +134,7 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       name: 'a saved download (docs/behaviour.md)',
       params: { session_id: S },
       result: {
-        downloads: [
-          {
-            download_id: 'd1',
-            name: 'hello.txt',
-            url: `${O}/files/attachment.txt`,
-            bytes: 43,
-            mime: 'text/plain',
-            state: 'saved',
-            timestamp: TIME,
-          },
-        ],
+        downloads: [EXAMPLE_DOWNLOAD],
       },
     },
   ],

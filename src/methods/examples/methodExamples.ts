@@ -1,3 +1,4 @@
+// methods/examples/: the examples of the method table, published in openrpc.json and run by the examples test.
 import type { MethodExamples } from '../../rpc/openrpc.js';
 import { artifactsExamples } from './examplesArtifacts.js';
 import { evaluationExamples } from './examplesEvaluations.js';

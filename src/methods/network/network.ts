@@ -1,3 +1,4 @@
+// methods/network/: network.* and logs.*: what a session's pages sent, received and logged.
 import { Type } from '@sinclair/typebox';
 import { NetworkEntrySchema, type NetworkEntry } from '../../browser/events/signalEntries.js';
 import type { LogEvent } from '../../browser/events/sessionLog.js';

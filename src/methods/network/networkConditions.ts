@@ -1,4 +1,4 @@
-// The session's network conditions (issue 14): network.offline, network.throttle (Chrome DevTools'
+// The session's network conditions: network.offline, network.throttle (Chrome DevTools'
 // presets or custom figures) and network.setExtraHeaders. Header values are the caller's secrets:
 // session methods log only the session id, and refusals name a header, never its value.
 import { Type } from '@sinclair/typebox';
@@ -9,9 +9,9 @@ import {
   THROTTLE_PRESETS,
   type Throttle,
 } from '../../browser/network/networkConditions.js';
-import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import { ownContext } from '../session/storage.js';
+import { requireExactlyOne } from './exactlyOne.js';
 
 /** Bounds of custom throttling: a latency of a minute, throughput from 1 kbit/s to 10 Gbit/s. */
 export const MAX_THROTTLE_LATENCY_MS = 60_000;
@@ -73,22 +73,7 @@ export const networkThrottle = defineSessionMethod({
   errors: ['INVALID_PARAMS'],
   readOnly: false,
   async handler(params, { session }) {
-    if ((params.preset === undefined) === (params.custom === undefined))
-      throw new ServiceError(
-        'INVALID_PARAMS',
-        'Invalid params for network.throttle: give preset or custom.',
-        {
-          method: 'network.throttle',
-          errors: [
-            {
-              path: '/',
-              message: 'must have exactly one of preset and custom',
-              keyword: 'oneOf',
-              params: {},
-            },
-          ],
-        },
-      );
+    requireExactlyOne('network.throttle', params, 'preset', 'custom', 'preset or custom');
     const throttle: Throttle | undefined =
       params.custom ??
       (params.preset === 'none' || params.preset === undefined ? undefined : THROTTLE_PRESETS[params.preset]);

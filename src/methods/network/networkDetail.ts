@@ -1,4 +1,4 @@
-// Network detail (issue 14): network.get answers one request of the session by its id (r1, r2 …,
+// Network detail: network.get answers one request of the session by its id (r1, r2 …,
 // from network.pull or an action's failedRequests) with its headers, timing, sizes and bodies;
 // network.har exports the kept requests as a HAR 1.2 log. Both read from the browser when called:
 // recording a request costs its id and a reference. Header secrets are hidden unless reveal; URLs

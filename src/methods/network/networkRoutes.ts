@@ -1,4 +1,4 @@
-// Request interception (issue 14): network.route answers matching requests with a mock (fulfill),
+// Request interception: network.route answers matching requests with a mock (fulfill),
 // fails them (abort) or sends them on with changed headers (continue); network.unroute and
 // network.routes. Everything stays behind the allow-list (browser/network/sessionRoutes.ts). Header values
 // and bodies are the caller's: session methods log only the session id.
@@ -17,6 +17,7 @@ import { compileGlob, GlobError, type UrlGlob } from '../../browser/network/urlG
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import { ownContext } from '../session/storage.js';
+import { requireExactlyOne } from './exactlyOne.js';
 
 /** Characters of a route's pattern. */
 export const MAX_ROUTE_PATTERN_CHARS = 1000;
@@ -209,17 +210,7 @@ export const networkUnroute = defineSessionMethod({
   readOnly: false,
   async handler(params, { session }) {
     const context = ownContext(session, 'network.unroute');
-    if ((params.route_id === undefined) === (params.all === undefined))
-      throw new ServiceError(
-        'INVALID_PARAMS',
-        'Invalid params for network.unroute: give route_id or all: true.',
-        {
-          method: 'network.unroute',
-          errors: [
-            { path: '/', message: 'must have exactly one of route_id and all', keyword: 'oneOf', params: {} },
-          ],
-        },
-      );
+    requireExactlyOne('network.unroute', params, 'route_id', 'all', 'route_id or all: true');
     const routes = existingRoutes(context);
     if (routes === undefined) return { removed: 0, routes: [] };
     const removed =

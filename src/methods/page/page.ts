@@ -1,10 +1,10 @@
+// methods/page/: page.*, find.*, axe.* and screenshot: seeing a page and acting on it.
 import { Type } from '@sinclair/typebox';
 import { isDownloadLink } from '../../browser/page/downloadLinks.js';
 import { evaluateInPage } from '../../browser/page/pageEvaluate.js';
 import { withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { checkButton, pressOrPaste } from './clipboardInput.js';
-import { defineActionMethod } from '../defineActionMethod.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
@@ -13,12 +13,11 @@ import {
   Modifiers,
   MouseButton,
   NavigationResult,
-  Ok,
-  Target,
   WaitUntil,
   timeoutParam,
 } from '../params.js';
 import { clampChars } from './normalizeText.js';
+import { defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
 import { pageText } from './pageText.js';
 import { pageWaitFor } from './pageWaitFor.js';
 
@@ -42,16 +41,12 @@ export const pageGoto = defineSessionMethod({
   },
 });
 
-export const pageReload = defineSessionMethod({
+export const pageReload = defineNavigationMethod({
   name: 'page.reload',
   summary: 'Reload the session page and wait for it to settle',
-  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the reload') },
+  waitsFor: 'the reload',
   result: NavigationResult,
-  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  readOnly: false,
-  async handler(params, { session }) {
-    return session.reload(params.waitUntil, params.timeout);
-  },
+  go: (session, waitUntil, timeout) => session.reload(waitUntil, timeout),
 });
 
 export const pageContent = defineSessionMethod({
@@ -128,22 +123,17 @@ export const pageEvaluate = defineSessionMethod({
   },
 });
 
-export const pageClick = defineActionMethod({
+export const pageClick = defineElementAction({
   name: 'page.click',
   summary:
     'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
   params: {
-    ...Target,
     button: MouseButton,
     modifiers: Type.Optional(Modifiers),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
-  result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  readOnly: false,
-  async handler(params, { session }) {
-    checkButton('page.click', session, params.button);
-    const target = await session.target(params.selector, params.ref);
+  check: (params, { session }) => checkButton('page.click', session, params.button),
+  async act(target, params, { session }) {
     // Only a left click follows a link; a right or middle click on a download link saves nothing.
     const downloadLink =
       (params.button ?? 'left') === 'left' ? isDownloadLink(target, params.timeout) : Promise.resolve(false);
@@ -153,35 +143,26 @@ export const pageClick = defineActionMethod({
       timeout: params.timeout,
     });
     if (await downloadLink) session.expectDownload();
-    return { ok: true };
   },
 });
 
-export const pageFill = defineActionMethod({
+export const pageFill = defineElementAction({
   name: 'page.fill',
   summary: 'Fill an input, textarea or contenteditable element with a value',
   params: {
-    ...Target,
     value: Type.String({
       maxLength: 1_000_000,
       description: 'The text to put in the field (replaces its content).',
     }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  readOnly: false,
-  async handler(params, { session }) {
-    await (await session.target(params.selector, params.ref)).fill(params.value, { timeout: params.timeout });
-    return { ok: true };
-  },
+  act: (element, params) => element.fill(params.value, { timeout: params.timeout }),
 });
 
-export const pagePress = defineActionMethod({
+export const pagePress = defineElementAction({
   name: 'page.press',
   summary: 'Focus an element and press a key or chord (Enter, Tab, Control+A …)',
   params: {
-    ...Target,
     key: Type.String({
       minLength: 1,
       maxLength: 100,
@@ -189,19 +170,13 @@ export const pagePress = defineActionMethod({
     }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  result: Ok,
-  errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'],
-  readOnly: false,
-  async handler(params, { session }) {
-    const target = await session.target(params.selector, params.ref);
-    await pressOrPaste(
+  act: (target, params, { session }) =>
+    pressOrPaste(
       session,
       params.key,
       () => target.press(params.key, { timeout: params.timeout }),
       () => target.focus({ timeout: params.timeout }),
-    );
-    return { ok: true };
-  },
+    ),
 });
 
 export const pageMethods = [

@@ -1,11 +1,10 @@
-// The page.* actions of issue 11 beyond the seed's click, fill and press (page.ts): hover, double
+// The page.* actions beyond the seed's click, fill and press (page.ts): hover, double
 // click, focus, check, select, type, scroll and history. Each is one real Playwright input call on
 // the element a selector or snapshot ref names, never an event synthesised in the page.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../../errors/serviceError.js';
 import { checkButton, checkTyping } from './clipboardInput.js';
 import { defineActionMethod } from '../defineActionMethod.js';
-import { defineSessionMethod } from '../defineSessionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
   HistoryResult,
@@ -15,14 +14,11 @@ import {
   MAX_TYPE_DELAY_MS,
   Modifiers,
   MouseButton,
-  NAVIGATION_TIMEOUT_MS,
   Ok,
   Target,
-  WaitUntil,
   timeoutParam,
 } from '../params.js';
-
-const ACTION_ERRORS = ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS'] as const;
+import { ACTION_ERRORS, defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
 
 function refuse(method: string, message: string): ServiceError {
   return new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
@@ -30,88 +26,53 @@ function refuse(method: string, message: string): ServiceError {
   });
 }
 
-export const pageHover = defineActionMethod({
+export const pageHover = defineElementAction({
   name: 'page.hover',
   summary: 'Move the mouse over an element (waits until it is visible and stable): opens hover menus',
   params: {
-    ...Target,
     modifiers: Type.Optional(Modifiers),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    await (
-      await session.target(params.selector, params.ref)
-    ).hover({ modifiers: params.modifiers, timeout: params.timeout });
-    return { ok: true };
-  },
+  act: (element, params) => element.hover({ modifiers: params.modifiers, timeout: params.timeout }),
 });
 
-export const pageDblclick = defineActionMethod({
+export const pageDblclick = defineElementAction({
   name: 'page.dblclick',
   summary: 'Double-click an element (waits until it is visible, stable and enabled)',
   params: {
-    ...Target,
     button: MouseButton,
     modifiers: Type.Optional(Modifiers),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    checkButton('page.dblclick', session, params.button);
-    await (
-      await session.target(params.selector, params.ref)
-    ).dblclick({ button: params.button, modifiers: params.modifiers, timeout: params.timeout });
-    return { ok: true };
-  },
+  check: (params, { session }) => checkButton('page.dblclick', session, params.button),
+  act: (element, params) =>
+    element.dblclick({ button: params.button, modifiers: params.modifiers, timeout: params.timeout }),
 });
 
-export const pageFocus = defineActionMethod({
+export const pageFocus = defineElementAction({
   name: 'page.focus',
   summary: 'Give an element the keyboard focus',
-  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element') },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    await (await session.target(params.selector, params.ref)).focus({ timeout: params.timeout });
-    return { ok: true };
-  },
+  params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element') },
+  act: (element, params) => element.focus({ timeout: params.timeout }),
 });
 
 const CHECK_DESCRIPTION =
   'A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.';
 
-export const pageCheck = defineActionMethod({
+export const pageCheck = defineElementAction({
   name: 'page.check',
   summary: 'Check a checkbox, radio button or switch (nothing happens when it is already checked)',
   description: CHECK_DESCRIPTION,
-  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    await (await session.target(params.selector, params.ref)).check({ timeout: params.timeout });
-    return { ok: true };
-  },
+  params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
+  act: (element, params) => element.check({ timeout: params.timeout }),
 });
 
-export const pageUncheck = defineActionMethod({
+export const pageUncheck = defineElementAction({
   name: 'page.uncheck',
   summary: 'Uncheck a checkbox or switch (nothing happens when it is already unchecked)',
   description: CHECK_DESCRIPTION,
-  params: { ...Target, timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    await (await session.target(params.selector, params.ref)).uncheck({ timeout: params.timeout });
-    return { ok: true };
-  },
+  params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
+  act: (element, params) => element.uncheck({ timeout: params.timeout }),
 });
 
 const optionList = <T extends TSchema>(item: T, what: string) =>
@@ -175,13 +136,12 @@ export const pageSelect = defineActionMethod({
   },
 });
 
-export const pageType = defineActionMethod({
+export const pageType = defineElementAction({
   name: 'page.type',
   summary:
     'Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs',
   description: `Focuses the element and presses one key per character after what it already holds (page.fill replaces the value in one step, without key events). At most ${MAX_TYPE_CHARS} characters.`,
   params: {
-    ...Target,
     text: Type.String({
       minLength: 1,
       maxLength: MAX_TYPE_CHARS,
@@ -195,16 +155,9 @@ export const pageType = defineActionMethod({
     }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  result: Ok,
-  errors: [...ACTION_ERRORS],
-  readOnly: false,
-  async handler(params, { session }) {
-    checkTyping('page.type', session, params.text);
-    await (
-      await session.target(params.selector, params.ref)
-    ).pressSequentially(params.text, { delay: params.delay, timeout: params.timeout });
-    return { ok: true };
-  },
+  check: (params, { session }) => checkTyping('page.type', session, params.text),
+  act: (element, params) =>
+    element.pressSequentially(params.text, { delay: params.delay, timeout: params.timeout }),
 });
 
 const DeltaPx = Type.Integer({
@@ -258,30 +211,22 @@ export const pageScroll = defineActionMethod({
 const HISTORY_DESCRIPTION =
   'Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.';
 
-export const pageBack = defineSessionMethod({
+export const pageBack = defineNavigationMethod({
   name: 'page.back',
   summary: "Go back one entry in the page's history and wait for it to settle",
   description: HISTORY_DESCRIPTION,
-  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation') },
+  waitsFor: 'the navigation',
   result: HistoryResult,
-  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  readOnly: false,
-  async handler(params, { session }) {
-    return session.back(params.waitUntil, params.timeout);
-  },
+  go: (session, waitUntil, timeout) => session.back(waitUntil, timeout),
 });
 
-export const pageForward = defineSessionMethod({
+export const pageForward = defineNavigationMethod({
   name: 'page.forward',
   summary: "Go forward one entry in the page's history and wait for it to settle",
   description: HISTORY_DESCRIPTION,
-  params: { waitUntil: WaitUntil, timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation') },
+  waitsFor: 'the navigation',
   result: HistoryResult,
-  errors: ['NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
-  readOnly: false,
-  async handler(params, { session }) {
-    return session.forward(params.waitUntil, params.timeout);
-  },
+  go: (session, waitUntil, timeout) => session.forward(waitUntil, timeout),
 });
 
 export const pageActionMethods = [

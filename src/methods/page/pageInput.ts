@@ -1,4 +1,4 @@
-// The page-level input of issue 11: the keyboard and the mouse as a person uses them (not aimed at an
+// The page-level input: the keyboard and the mouse as a person uses them (not aimed at an
 // element), dragging with real pointer events, and the viewport's size. Each is Playwright's own
 // input (CDP Input.dispatch*), never an event synthesised in the page; each is bounded in time,
 // since Playwright's page.keyboard, page.mouse and setViewportSize take no timeout of their own.

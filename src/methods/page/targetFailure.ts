@@ -1,5 +1,5 @@
-// The errors of a call that acts on or reads an element by selector or ref, made clear for an agent
-// (issue 11): a strict-mode violation lists the elements the selector matched, each with a selector
+// The errors of a call that acts on or reads an element by selector or ref, made clear for an agent:
+// a strict-mode violation lists the elements the selector matched, each with a selector
 // for it; a selector that matched nothing when the call timed out says so with the nearest
 // candidates; an element that matched but was not actionable says why. browser/page/targetErrors.ts
 // does the work on the page; this turns it into the service's errors.

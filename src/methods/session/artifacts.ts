@@ -1,4 +1,4 @@
-// Artifacts of a session (issue 14): page.pdf (capped at MAX_PDF_BYTES), and Playwright traces:
+// Artifacts of a session: page.pdf (capped at MAX_PDF_BYTES), and Playwright traces:
 // trace.start / trace.stop (inline up to MAX_TRACE_INLINE_BYTES, otherwise kept and read with
 // trace.get in slices, like downloads.get), within MAX_SESSION_TRACE_BYTES; every kept trace lives in
 // the session's own directory and goes with it (browser/artifacts/traceStore.ts).

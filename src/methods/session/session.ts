@@ -1,3 +1,4 @@
+// methods/session/: session.*, pages.*, dialog.*, cookies and storage, downloads.* and the artifacts of a session.
 import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 import { ServiceError } from '../../errors/serviceError.js';

@@ -1,4 +1,4 @@
-// What session.create emulates (issue 14): a Playwright device descriptor by name (viewport, DPR,
+// What session.create emulates: a Playwright device descriptor by name (viewport, DPR,
 // isMobile, touch, user agent), locale, timezone, geolocation, colour scheme, permissions. Explicit
 // params win over the device's.
 import { Type, type Static } from '@sinclair/typebox';

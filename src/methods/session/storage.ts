@@ -1,4 +1,4 @@
-// Cookies and storage during a session (issue 14): cookies.get / set / clear, the session's
+// Cookies and storage during a session: cookies.get / set / clear, the session's
 // storage state (cookies plus localStorage of every origin) exported and imported, and init
 // scripts. Values are the caller's secrets: params and answers never reach a log line (logger
 // REDACT_PATHS, and session methods log only the session id).
