@@ -59,21 +59,27 @@ export const pageFocus = defineElementAction({
 const CHECK_DESCRIPTION =
   'A checkbox, a radio button, or an element with role checkbox, radio or switch. Clicks it unless it is already in that state, then fails with ACTION_FAILED if the click did not change it.';
 
-export const pageCheck = defineElementAction({
-  name: 'page.check',
-  summary: 'Check a checkbox, radio button or switch (nothing happens when it is already checked)',
-  description: CHECK_DESCRIPTION,
-  params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
-  act: (element, params) => element.check({ timeout: params.timeout }),
-});
+/** page.check and page.uncheck: one input that leaves the element in the state asked for. */
+const checkAction = (name: string, summary: string, checked: boolean) =>
+  defineElementAction({
+    name,
+    summary,
+    description: CHECK_DESCRIPTION,
+    params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
+    act: (element, params) => element.setChecked(checked, { timeout: params.timeout }),
+  });
 
-export const pageUncheck = defineElementAction({
-  name: 'page.uncheck',
-  summary: 'Uncheck a checkbox or switch (nothing happens when it is already unchecked)',
-  description: CHECK_DESCRIPTION,
-  params: { timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable') },
-  act: (element, params) => element.uncheck({ timeout: params.timeout }),
-});
+export const pageCheck = checkAction(
+  'page.check',
+  'Check a checkbox, radio button or switch (nothing happens when it is already checked)',
+  true,
+);
+
+export const pageUncheck = checkAction(
+  'page.uncheck',
+  'Uncheck a checkbox or switch (nothing happens when it is already unchecked)',
+  false,
+);
 
 const optionList = <T extends TSchema>(item: T, what: string) =>
   Type.Optional(
@@ -211,23 +217,21 @@ export const pageScroll = defineActionMethod({
 const HISTORY_DESCRIPTION =
   'Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.';
 
-export const pageBack = defineNavigationMethod({
-  name: 'page.back',
-  summary: "Go back one entry in the page's history and wait for it to settle",
-  description: HISTORY_DESCRIPTION,
-  waitsFor: 'the navigation',
-  result: HistoryResult,
-  go: (session, waitUntil, timeout) => session.back(waitUntil, timeout),
-});
+/** page.back and page.forward: one step through the page's history, either way. */
+const historyMove = (direction: 'back' | 'forward') =>
+  defineNavigationMethod({
+    name: `page.${direction}`,
+    summary: `Go ${direction} one entry in the page's history and wait for it to settle`,
+    description: HISTORY_DESCRIPTION,
+    waitsFor: 'the navigation',
+    result: HistoryResult,
+    go: (session, waitUntil, timeout) =>
+      direction === 'back' ? session.back(waitUntil, timeout) : session.forward(waitUntil, timeout),
+  });
 
-export const pageForward = defineNavigationMethod({
-  name: 'page.forward',
-  summary: "Go forward one entry in the page's history and wait for it to settle",
-  description: HISTORY_DESCRIPTION,
-  waitsFor: 'the navigation',
-  result: HistoryResult,
-  go: (session, waitUntil, timeout) => session.forward(waitUntil, timeout),
-});
+export const pageBack = historyMove('back');
+
+export const pageForward = historyMove('forward');
 
 export const pageActionMethods = [
   pageHover,
