@@ -149,7 +149,7 @@ export class SessionDialogs {
       throw new ServiceError(
         'INVALID_PARAMS',
         pageId === undefined
-          ? 'No dialog is pending in this session: dialog.handle answers a dialog left pending by dialog.setPolicy {mode: "manual"}. Dialogs answered by the policy are in session events and logs.pull.'
+          ? 'No dialog is pending in this session: dialog.handle answers a dialog left pending by dialog.setPolicy {policy: {mode: "manual"}}. Dialogs answered by the policy are in session events and logs.pull.'
           : `No dialog is pending on page ${pageId}${open.length > 0 ? `; pending on: ${open.join(', ')}` : ''}.`,
         {
           errors: [

@@ -93,7 +93,7 @@ export class SessionPage {
     if (m?.[2] === undefined || owner !== this.id) {
       throw new ServiceError(
         'STALE_REF',
-        `The ref ${ref} is from a snapshot of page ${owner}, not of the active page ${this.id}: call page.select {page_id: "${owner}"} first, or take a snapshot of this page.`,
+        `The ref ${ref} is from a snapshot of page ${owner}, not of the active page ${this.id}: call pages.select {page_id: "${owner}"} first, or take a snapshot of this page.`,
         { ref, page_id: this.id, ref_page_id: owner },
       );
     }

@@ -15,7 +15,7 @@ export const ACT_TIMEOUT_MS = 60_000;
 /** An expectation's default timeout: a page.act step that checks, not a long wait. */
 export const EXPECT_TIMEOUT_MS = 5_000;
 /** Methods that are not steps: page.act itself (no nesting) and what ends or leaves the session. */
-const NOT_STEPS = new Set(['page.act', 'session.close', 'tabs.detach']);
+const NOT_STEPS = new Set(['page.act', 'session.close']);
 
 const Step = Type.Object(
   {

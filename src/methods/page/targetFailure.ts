@@ -119,7 +119,7 @@ export async function explainTargetError(
     return new ServiceError(
       'TIMEOUT',
       candidates.length === 0
-        ? `${head}, and no element of the page resembles it. Look at the page with page.snapshot or page.find, or raise timeout if it is still loading.`
+        ? `${head}, and no element of the page resembles it. Look at the page with page.snapshot or find.byText, or raise timeout if it is still loading.`
         : `${head}. Nearest candidates:\n${listed.join('\n')}\n${ADVICE_PICK} Or raise timeout if the element is still to come.`,
       data(missing.param, { count: 0, candidates }),
       error,
