@@ -122,6 +122,7 @@ export async function actAndReport<T extends object>(
   const opening = windowOpens(page);
   const popups = session.pages.popupsHandled;
   const before = session.page.url();
+  const sameDocument = session.sameDocumentCheck();
   const settleEnds = () => Date.now() + config.actionSettleMs;
   let deadline = Number.POSITIVE_INFINITY;
   let closed = false;
@@ -139,7 +140,12 @@ export async function actAndReport<T extends object>(
       deadline = settleEnds();
       return result;
     },
-    { maxMs: config.actionSettleMs, bodyGraceMs: config.settleBodyGraceMs, title: () => session.title() },
+    {
+      maxMs: config.actionSettleMs,
+      bodyGraceMs: config.settleBodyGraceMs,
+      title: () => session.title(),
+      ...(sameDocument === undefined ? {} : { sameDocument }),
+    },
   );
   // A download the action started is reported once it ended (saved or refused), within the settle.
   // An attachment's response, or a click on a download link, can come before the browser announces

@@ -19,11 +19,17 @@ export interface ActionSettleOptions {
   bodyGraceMs: number;
   /** Reads the page title, bounded (Session.title): the report's title after a navigation. */
   title: () => Promise<string>;
+  /**
+   * Whether the page still shows the document it showed when the action started; a main-frame
+   * navigation that kept it (#fragment, pushState, replaceState) is then not reported as navigated.
+   * Absent when that is not known: every main-frame navigation counts.
+   */
+  sameDocument?: () => Promise<boolean>;
 }
 
 export interface Settled<T> {
   result: T;
-  /** True when the main frame committed a new document while the action ran or settled. */
+  /** True when the main frame committed a new document while the action ran or settled (not a same-document navigation, when sameDocument says so). */
   navigated: boolean;
   /** Requests the action started that were still running when the settle ended at maxMs. */
   pending: string[];
@@ -72,6 +78,8 @@ export async function settleAround<T>(
     if (!navigated && inflight.size === 0) return { result, navigated, pending: [], title: undefined };
     if (navigated) await loaded(page, deadline);
     const pending = await quiet(inflight, deadline, options.bodyGraceMs);
+    // A client-side route change is a new URL in the same document: its refs and diff base hold.
+    if (navigated && options.sameDocument !== undefined && (await options.sameDocument())) navigated = false;
     // The title of the document the action led to; an action that only made requests keeps it.
     return { result, navigated, pending, title: navigated ? await options.title() : undefined };
   } finally {

@@ -32,7 +32,7 @@ import {
   type SnapshotHistory,
 } from '../page/pageSnapshot.js';
 import type { StoredRead } from '../page/pageRead.js';
-import type { SessionPage } from './sessionPage.js';
+import { UNKNOWN_DOCUMENT, type SessionPage } from './sessionPage.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
@@ -183,6 +183,18 @@ export class Session implements NavigationTarget {
     return this.active.document;
   }
 
+  /**
+   * Taken when an action starts: a check, once it ran, of whether the active page still shows the
+   * document it showed then (a same-document navigation keeps it). Undefined when that document was
+   * not known without asking the page (it navigated since it was last checked).
+   */
+  sameDocumentCheck(): (() => Promise<boolean>) | undefined {
+    const on = this.active;
+    const before = on.knownDocument;
+    if (before === undefined) return undefined;
+    return async () => (await on.documentId()) === before;
+  }
+
   /** True when the active page's renderer died and the next call replaces it. */
   get crashed(): boolean {
     return this.active.crashed;
@@ -315,9 +327,12 @@ export class Session implements NavigationTarget {
     const whole = selector === undefined && ref === undefined;
     const subtree = whole ? undefined : await this.target(selector, ref);
     const on = this.active;
+    const before = await on.documentId();
     const text = on.nameRefs(await ariaSnapshotOf(on.page, subtree, timeout));
+    // A new document loaded while the snapshot was taken: it may show either, so its refs hold in neither.
+    const after = await on.documentId();
     const scope = whole ? 'page' : ref !== undefined ? `ref ${ref}` : `selector ${selector ?? ''}`;
-    return on.snapshots.record(text, on.document, scope);
+    return on.snapshots.record(text, before === after ? after : UNKNOWN_DOCUMENT, scope);
   }
 
   /** The refs of the fields the active page marks required, named as its snapshots name refs. */

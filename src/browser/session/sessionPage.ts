@@ -1,4 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
+import { withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { NetworkTracker } from '../network/networkTracker.js';
 import { refLocator, SnapshotHistory } from '../page/pageSnapshot.js';
@@ -11,6 +12,13 @@ export const MAIN_PAGE_ID = 'p1';
 const SNAPSHOT_REF = /\[ref=((?:f\d+)?e\d+)\]/g;
 /** A ref an action names: the page id of a page other than p1, then Playwright's own ref. */
 const NAMED_REF = /^(p\d+)?((?:f\d+)?e\d+)$/;
+/**
+ * The most the check of which document a page shows may take (one evaluate, only after the main
+ * frame navigated): a page that does not answer by then is taken to show a new document.
+ */
+export const DOCUMENT_CHECK_TIMEOUT_MS = 2_000;
+/** The document of a snapshot taken while the page navigated: no page shows it, its refs are stale. */
+export const UNKNOWN_DOCUMENT = -1;
 
 /**
  * One page of a session (its main page, or a popup it opened): the Playwright page and what belongs
@@ -23,8 +31,18 @@ export class SessionPage {
   readonly snapshots = new SnapshotHistory();
   /** The last page.text of this page, which a cursor continues. */
   lastRead: StoredRead | undefined;
-  /** Counts the main frame's documents: a snapshot's refs hold only in the document it was taken in. */
+  /**
+   * Numbers the main frame's documents: a snapshot's refs hold only in the document it was taken in.
+   * A same-document navigation (#fragment, pushState, replaceState) keeps the number; it is checked
+   * against the page (documentId) only after the main frame navigated.
+   */
   document = 0;
+  /** Main-frame navigations seen: new documents and same-document ones alike. */
+  private navigations = 0;
+  /** `navigations` when `document` was last checked against the page. */
+  private checkedAt = 0;
+  /** performance.timeOrigin of the checked document: a new document has its own, a pushState keeps it. */
+  private origin: number | undefined;
   lastTitle = '';
   /** The renderer died: the next call that acts on this page replaces it with a fresh one. */
   crashed = false;
@@ -47,7 +65,7 @@ export class SessionPage {
       onCrash();
     });
     page.on('framenavigated', (frame) => {
-      if (page === this.page && frame === page.mainFrame()) this.document++;
+      if (page === this.page && frame === page.mainFrame()) this.navigations++;
     });
     page.on('load', () => {
       if (page === this.page)
@@ -64,7 +82,42 @@ export class SessionPage {
     this.page = page;
     this.tracker = new NetworkTracker(page);
     this.document++;
+    this.origin = undefined;
+    this.checkedAt = this.navigations;
     this.crashed = false;
+  }
+
+  /** The document's number when no main-frame navigation happened since it was checked; else undefined. */
+  get knownDocument(): number | undefined {
+    return this.checkedAt === this.navigations ? this.document : undefined;
+  }
+
+  /**
+   * Which document the page shows: the same number across same-document navigations, a new one once
+   * a new document loaded. Free while no main-frame navigation happened since the last check; after
+   * one, one evaluate of performance.timeOrigin (per document, kept by pushState and #fragments).
+   */
+  async documentId(): Promise<number> {
+    if (this.checkedAt === this.navigations) return this.document;
+    const at = this.navigations;
+    const page = this.page;
+    const origin = await withDeadline(
+      page.evaluate(() => performance.timeOrigin),
+      DOCUMENT_CHECK_TIMEOUT_MS,
+      () => new Error('document check timeout'),
+    ).then(
+      (value) => value,
+      // A page navigating on (its context destroyed), closed or frozen: taken for a new document,
+      // which only makes older refs stale.
+      () => undefined,
+    );
+    if (page !== this.page) return this.document;
+    const moved = this.navigations !== at;
+    if (origin === undefined || origin !== this.origin || moved) this.document++;
+    // A navigation during the check leaves the next call to check again.
+    this.origin = moved ? undefined : origin;
+    this.checkedAt = at;
+    return this.document;
   }
 
   /** What this page's refs start with: nothing for p1 (refs stay e12), its id for the others (p2e12). */
@@ -87,7 +140,7 @@ export class SessionPage {
    * The element a ref of this page's last snapshot names. A ref of another page (its prefix says
    * which) is STALE_REF before anything is looked up: it never acts here.
    */
-  refTarget(ref: string): Promise<Locator> {
+  async refTarget(ref: string): Promise<Locator> {
     const m = NAMED_REF.exec(ref);
     const owner = m?.[1] ?? MAIN_PAGE_ID;
     if (m?.[2] === undefined || owner !== this.id) {
@@ -97,6 +150,6 @@ export class SessionPage {
         { ref, page_id: this.id, ref_page_id: owner },
       );
     }
-    return refLocator(this.page, this.snapshots.latest(), this.document, ref, m[2]);
+    return refLocator(this.page, this.snapshots.latest(), await this.documentId(), ref, m[2]);
   }
 }
