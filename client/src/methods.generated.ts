@@ -613,7 +613,7 @@ export interface PageClickResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -624,7 +624,7 @@ export interface PageClickResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -677,7 +677,7 @@ export interface PageFillResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -688,7 +688,7 @@ export interface PageFillResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -741,7 +741,7 @@ export interface PagePressResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -752,7 +752,7 @@ export interface PagePressResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -805,7 +805,7 @@ export interface PageHoverResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -816,7 +816,7 @@ export interface PageHoverResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -871,7 +871,7 @@ export interface PageDblclickResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -882,7 +882,7 @@ export interface PageDblclickResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -933,7 +933,7 @@ export interface PageFocusResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -944,7 +944,7 @@ export interface PageFocusResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -995,7 +995,7 @@ export interface PageCheckResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1006,7 +1006,7 @@ export interface PageCheckResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1057,7 +1057,7 @@ export interface PageUncheckResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1068,7 +1068,7 @@ export interface PageUncheckResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1125,7 +1125,7 @@ export interface PageSelectResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1136,7 +1136,7 @@ export interface PageSelectResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1191,7 +1191,7 @@ export interface PageTypeResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1202,7 +1202,7 @@ export interface PageTypeResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1260,7 +1260,7 @@ export interface PageScrollResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1271,7 +1271,7 @@ export interface PageScrollResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1480,7 +1480,7 @@ export interface PageKeyboardResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1491,7 +1491,7 @@ export interface PageKeyboardResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1552,7 +1552,7 @@ export interface PageMouseResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1563,7 +1563,7 @@ export interface PageMouseResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1624,7 +1624,7 @@ export interface PageDragResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1635,7 +1635,7 @@ export interface PageDragResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;
@@ -1725,7 +1725,7 @@ export interface PageUploadResult {
   more?: Record<string, number>;
   /** With observe: true, what the action changed on the page, as a snapshot diff. */
   observed?: {
-    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with. */
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
     snapshot: string;
     /** The revision of the snapshot taken: its refs are the current ones. */
     revision: number;
@@ -1736,7 +1736,7 @@ export interface PageUploadResult {
       removed: number;
       changed: number;
     };
-    /** Why this is a whole snapshot rather than a diff. */
+    /** Why this is the interactive view rather than a diff. */
     note?: string;
     /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
     cursor?: string;

@@ -72,6 +72,45 @@ describe('diffSnapshots', () => {
     expect(diffSnapshots(sample, after, true)).toMatchObject({ text: '', added: 0, removed: 0 });
   });
 
+  it('a subtree wrapped in a new container moved: only the container is added, nothing changed', () => {
+    const tree = [
+      '- main [ref=e1]:',
+      '  - heading "Flows" [level=1] [ref=e2]',
+      '  - list [ref=e3]:',
+      '    - listitem [ref=e4]:',
+      '      - button "Deploy" [ref=e5]',
+      '    - listitem [ref=e6]:',
+      '      - link "Help" [ref=e7]:',
+      '        - /url: /help',
+    ].join('\n');
+    // A tray opened: the app re-parents its content one level deeper, inside a new dialog.
+    const wrapped = [
+      '- main [ref=e1]:',
+      '  - dialog "Tray" [ref=e9]:',
+      '    - heading "Flows" [level=1] [ref=e2]',
+      '    - list [ref=e3]:',
+      '      - listitem [ref=e4]:',
+      '        - button "Deploy" [ref=e5]',
+      '      - listitem [ref=e6]:',
+      '        - link "Help" [ref=e7]:',
+      '          - /url: /help',
+    ].join('\n');
+    expect(diffSnapshots(tree, wrapped)).toEqual({
+      text: '@ main [ref=e1]:\n+ dialog "Tray" [ref=e9]:',
+      added: 1,
+      removed: 0,
+      changed: 0,
+    });
+  });
+
+  it('an element that moved elsewhere in the order with the same line is no change', () => {
+    const before =
+      '- list [ref=e1]:\n  - button "A" [ref=e2]\n  - button "B" [ref=e3]\n  - button "C" [ref=e4]';
+    const after =
+      '- list [ref=e1]:\n  - button "C" [ref=e4]\n  - button "A" [ref=e2]\n  - button "B" [ref=e3]';
+    expect(diffSnapshots(before, after)).toEqual({ text: '', added: 0, removed: 0, changed: 0 });
+  });
+
   it('gives up past MAX_DIFF_EDITS changed lines rather than hold the event loop', () => {
     const list = (prefix: string) =>
       Array.from(

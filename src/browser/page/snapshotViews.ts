@@ -141,11 +141,14 @@ export interface SnapshotDiff {
 }
 
 /**
- * What changed from one snapshot to the next, line by line. Refs are stable for an element whose
- * role and name stay the same, so a removed and an added line with the same ref are one change. Each
- * group of changes is headed by the line of its nearest named or landmark ancestor (`@ …`), so the
- * agent knows where it is. With onlyActionable, only lines the interactive view would show count.
- * Undefined when the snapshots differ past MAX_DIFF_EDITS or MAX_DIFF_MS.
+ * What changed from one snapshot to the next, line by line. Lines are compared by their text, not
+ * their depth: an app that wraps a subtree in a new container (a modal's portal, a tray) moves its
+ * lines deeper, and a moved line is not a changed one. Refs are stable for an element whose role
+ * and name stay the same, so a removed and an added line with the same ref are one change, and
+ * nothing when their text is the same (the element only moved). Each group of changes is headed
+ * by the line of its nearest named or landmark ancestor (`@ …`), so the agent knows where it is.
+ * With onlyActionable, only lines the interactive view would show count. Undefined when the
+ * snapshots differ past MAX_DIFF_EDITS or MAX_DIFF_MS.
  */
 export function diffSnapshots(
   before: string,
@@ -154,7 +157,7 @@ export function diffSnapshots(
 ): SnapshotDiff | undefined {
   const oldLines = parseSnapshot(before);
   const newLines = parseSnapshot(after);
-  const keyOf = (l: SnapshotLine) => `${l.depth}:${l.text}`;
+  const keyOf = (l: SnapshotLine) => l.text;
   const parts = diffArrays(oldLines.map(keyOf), newLines.map(keyOf), {
     maxEditLength: MAX_DIFF_EDITS,
     timeout: MAX_DIFF_MS,
@@ -189,6 +192,8 @@ export function diffSnapshots(
     const was = line.ref === undefined ? undefined : removedByRef.get(line.ref);
     if (was !== undefined) {
       paired.add(was);
+      // The same element with the same line, somewhere else in the tree: it moved, nothing changed.
+      if (was.text === line.text) continue;
       changed++;
       entries.push({ anchor, line: `~ ${line.text}\n  was: ${was.text}` });
     } else {

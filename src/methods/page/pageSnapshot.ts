@@ -25,36 +25,42 @@ interface Answer {
   note: string | null;
 }
 
-/** The answer a new snapshot gives: the whole tree, the interactive view, or a diff since a kept one. */
+/** What a diff stands in for: the text answered instead when there is no usable diff, and its name. */
+interface Whole {
+  text: string;
+  /** How a note names it: 'the whole snapshot', 'the interactive view'. */
+  name: string;
+}
+
+/**
+ * The answer a new snapshot gives: a diff since a kept one, or `whole` (the tree, the interactive
+ * view) when there is none to compare with, or the diff would be longer than `whole` itself.
+ */
 function answerFor(
   entry: SnapshotEntry,
   before: SnapshotEntry | undefined,
   since: number | undefined,
   interactive: boolean,
-  required: ReadonlySet<string> | undefined,
+  whole: Whole,
 ): Answer {
-  const whole = interactive ? interactiveView(entry.text, required) : entry.text;
-  if (since === undefined) return { text: whole, since: null, changes: null, note: null };
-  const unusable =
-    before === undefined
-      ? `revision ${since} is not kept (a session keeps its last few snapshots)`
-      : before.document !== entry.document
-        ? `revision ${since} is of a page this session has navigated away from`
-        : before.scope !== entry.scope
-          ? `revision ${since} covered ${before.scope}, this one ${entry.scope}`
-          : undefined;
-  if (unusable !== undefined || before === undefined)
-    return {
-      text: whole,
-      since: null,
-      changes: null,
-      note: `${unusable ?? ''}: this is the whole snapshot.`,
-    };
+  if (since === undefined) return { text: whole.text, since: null, changes: null, note: null };
+  const instead = (why: string): Answer => ({
+    text: whole.text,
+    since: null,
+    changes: null,
+    note: `${why}: this is ${whole.name}.`,
+  });
+  if (before === undefined)
+    return instead(`revision ${since} is not kept (a session keeps its last few snapshots)`);
+  if (before.document !== entry.document)
+    return instead(`revision ${since} is of a page this session has navigated away from`);
+  if (before.scope !== entry.scope)
+    return instead(`revision ${since} covered ${before.scope}, this one ${entry.scope}`);
   const diff = diffSnapshots(before.text, entry.text, interactive);
-  if (diff === undefined) {
-    const note = `more than ${MAX_DIFF_EDITS} lines changed since revision ${since}: this is the whole snapshot.`;
-    return { text: whole, since: null, changes: null, note };
-  }
+  if (diff === undefined) return instead(`more than ${MAX_DIFF_EDITS} lines changed since revision ${since}`);
+  // A diff is an answer instead of the view: one longer than the view is worth less than the view.
+  if (diff.text.length > whole.text.length)
+    return instead(`the changes since revision ${since} are longer than ${whole.name}`);
   const { added, removed, changed } = diff;
   return {
     text: diff.text === '' ? '(no changes)' : diff.text,
@@ -78,7 +84,7 @@ export const ObservedSchema = Type.Object(
   {
     snapshot: Type.String({
       description:
-        'The diff since the last page.snapshot (as page.snapshot since: answers it), or the whole snapshot with a note when there is none to compare with.',
+        'The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer.',
     }),
     revision: Type.Integer({
       description: 'The revision of the snapshot taken: its refs are the current ones.',
@@ -89,7 +95,7 @@ export const ObservedSchema = Type.Object(
     changes: Type.Optional(
       Type.Object({ added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer() }),
     ),
-    note: Type.Optional(Type.String({ description: 'Why this is a whole snapshot rather than a diff.' })),
+    note: Type.Optional(Type.String({ description: 'Why this is the interactive view rather than a diff.' })),
     cursor: Type.Optional(
       Type.String({
         description:
@@ -111,15 +117,17 @@ export async function observeChanges(
   const latest = session.snapshots.latest();
   const before = latest?.scope === 'page' ? latest : undefined;
   const entry = await session.takeSnapshot(undefined, undefined, timeout);
+  // The interactive view is the most an observation answers: it has every ref an agent acts on.
+  const view = { text: interactiveView(entry.text), name: 'the interactive view' };
   const answer =
     before === undefined
       ? {
-          text: entry.text,
+          text: view.text,
           since: null,
           changes: null,
-          note: 'there was no earlier snapshot of the whole page: this is the whole snapshot.',
+          note: 'there was no earlier snapshot of the whole page: this is the interactive view.',
         }
-      : answerFor(entry, before, before.revision, false, undefined);
+      : answerFor(entry, before, before.revision, false, view);
   entry.answer = answer.text;
   const page = pageOf(entry.answer, 0, DEFAULT_SNAPSHOT_PAGE_CHARS);
   return {
@@ -220,7 +228,10 @@ export const pageSnapshot = defineSessionMethod({
           ? await session.requiredRefs(params.timeout)
           : undefined;
       entry = await session.takeSnapshot(params.selector, params.ref, params.timeout);
-      answer = answerFor(entry, before, params.since, params.interactive, required);
+      answer = answerFor(entry, before, params.since, params.interactive, {
+        text: params.interactive ? interactiveView(entry.text, required) : entry.text,
+        name: params.interactive ? 'the whole interactive view' : 'the whole snapshot',
+      });
       entry.answer = answer.text;
     } else {
       const mixed =
