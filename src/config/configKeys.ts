@@ -316,7 +316,7 @@ export const CONFIG_KEYS = {
     default: '3000',
     group: 'pages',
     description:
-      'After an action (click, fill, select …): the most it waits for the navigation and the requests it started before it answers; what still runs then is reported as pending (0: answer at once).',
+      'After an action (click, fill, select …): the most it waits for the navigation, the requests and the short timers it started before it answers; what still runs then is reported as pending (0: answer at once).',
   },
   MAX_HTML_CHARS: {
     default: '2000000',

@@ -144,6 +144,7 @@ export async function actAndReport<T extends object>(
       maxMs: config.actionSettleMs,
       bodyGraceMs: config.settleBodyGraceMs,
       title: () => session.title(),
+      held: () => session.held,
       ...(sameDocument === undefined ? {} : { sameDocument }),
     },
   );

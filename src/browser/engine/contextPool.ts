@@ -4,6 +4,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { BrowserSource } from './browserSource.js';
 import { DeadlineError, withDeadline } from '../../errors/deadline.js';
 import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
+import { TIMER_TRACKER_SCRIPT } from './pageTimers.js';
 import type { PoolPolicy } from './poolPolicy.js';
 import { installClipboard } from './sessionClipboard.js';
 
@@ -94,7 +95,7 @@ async function openContextUnbounded(
     ignoreHTTPSErrors: true,
   });
   try {
-    await context.addInitScript(PAGE_GUARD_SCRIPT);
+    await context.addInitScript(`${PAGE_GUARD_SCRIPT}\n${TIMER_TRACKER_SCRIPT}`);
     await installClipboard(context, limits.clipboardChars);
     return { context, page: await context.newPage() };
   } catch (error) {

@@ -183,6 +183,11 @@ export class Session implements NavigationTarget {
     return this.active.document;
   }
 
+  /** True while a dialog left for dialog.handle holds the active page: it runs no script until answered. */
+  get held(): boolean {
+    return this.dialogs.pendingOn(this.active.id) !== undefined;
+  }
+
   /**
    * Taken when an action starts: a check, once it ran, of whether the active page still shows the
    * document it showed then (a same-document navigation keeps it). Undefined when that document was
