@@ -2,6 +2,7 @@
 // click, focus, check, select, type, scroll and history. Each is one real Playwright input call on
 // the element a selector or snapshot ref names, never an event synthesised in the page.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { doubleClick } from '../../browser/page/doubleClick.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { checkButton, checkTyping } from './clipboardInput.js';
 import { defineActionMethod } from '../defineActionMethod.js';
@@ -45,8 +46,12 @@ export const pageDblclick = defineElementAction({
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
   },
   check: (params, { session }) => checkButton('page.dblclick', session, params.button),
-  act: (element, params) =>
-    element.dblclick({ button: params.button, modifiers: params.modifiers, timeout: params.timeout }),
+  act: (element, params, { session }) =>
+    doubleClick(session.page, element, {
+      button: params.button,
+      modifiers: params.modifiers,
+      timeout: params.timeout,
+    }),
 });
 
 export const pageFocus = defineElementAction({
