@@ -108,13 +108,24 @@ export async function readPage(
   return [main, ...frames].join('\n\n');
 }
 
-/** innerText is Playwright's fast path; an element with none (SVG, XML) falls back to its textContent. */
+/**
+ * The text an element shows, in one round trip: a form control's current value (a textarea's lines,
+ * an input's text, a select's chosen options; a password field's never), an element's innerText,
+ * and the textContent of one without (SVG, XML).
+ */
 async function visibleText(element: Locator, timeout: number): Promise<string> {
-  return element.innerText({ timeout }).catch(async (error: unknown) => {
-    if (error instanceof Error && /not an HTMLElement/.test(error.message))
-      return (await element.textContent({ timeout })) ?? '';
-    throw error;
-  });
+  return element.evaluate(
+    (el) => {
+      if (el instanceof HTMLTextAreaElement) return el.value;
+      if (el instanceof HTMLInputElement)
+        return ['password', 'hidden', 'file', 'checkbox', 'radio'].includes(el.type) ? '' : el.value;
+      if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions, (o) => o.text).join('\n');
+      if (el instanceof HTMLElement) return el.innerText;
+      return el.textContent ?? '';
+    },
+    undefined,
+    { timeout },
+  );
 }
 
 /** A document's HTML as the browser serialises it (Playwright reads it in its own isolated world). */
