@@ -33,6 +33,7 @@ import {
 } from '../page/pageSnapshot.js';
 import type { StoredRead } from '../page/pageRead.js';
 import { UNKNOWN_DOCUMENT, type SessionPage } from './sessionPage.js';
+import { nameIcons } from '../page/iconNames.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
@@ -333,7 +334,9 @@ export class Session implements NavigationTarget {
     const subtree = whole ? undefined : await this.target(selector, ref);
     const on = this.active;
     const before = await on.documentId();
-    const text = on.nameRefs(await ariaSnapshotOf(on.page, subtree, timeout));
+    const text = on.nameRefs(
+      await nameIcons(on.page, await ariaSnapshotOf(on.page, subtree, timeout), timeout),
+    );
     // A new document loaded while the snapshot was taken: it may show either, so its refs hold in neither.
     const after = await on.documentId();
     const scope = whole ? 'page' : ref !== undefined ? `ref ${ref}` : `selector ${selector ?? ''}`;
