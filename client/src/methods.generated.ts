@@ -1753,6 +1753,8 @@ export interface PageSnapshotParams {
   ref?: string;
   /** Only what can be acted on (buttons, links, fields with values and [required], options, clickable elements), under the path of landmarks and heading that locates it (default false). */
   interactive?: boolean;
+  /** Also answer where each element is: [box=x,y,widthxheight] after its ref, in CSS pixels of the viewport as page.mouse and page.drag take them (at most 200 elements; default false). For canvas and SVG UIs. */
+  boxes?: boolean;
   /** A revision of an earlier snapshot of the same page and scope: answer only what changed since (the session keeps its last 3). When it is not kept, the answer is the whole snapshot, with a note. */
   since?: number;
   /** Characters at most in this answer, cut at a line end (default 20000). */
@@ -2500,6 +2502,8 @@ export interface FindByRoleParams {
   exact?: boolean;
   /** Matches listed at most (default 20, at most 200); count says how many there are. */
   limit?: number;
+  /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
+  boxes?: boolean;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
   /** Accepted and ignored: a read-only call runs again on a repeat. */
@@ -2526,6 +2530,13 @@ export interface FindByRoleResult {
     name: string | null;
     /** Its snapshot line (cut when very long). */
     line: string;
+    /** With boxes: where the element is (absent when it is not rendered). */
+    box?: {
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+    };
   }>;
 }
 
@@ -2541,6 +2552,8 @@ export interface FindByTextParams {
   flags?: string;
   /** Matches listed at most (default 20, at most 200); count says how many there are. */
   limit?: number;
+  /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
+  boxes?: boolean;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
   /** Accepted and ignored: a read-only call runs again on a repeat. */
@@ -2565,6 +2578,13 @@ export interface FindByTextResult {
     line: string;
     /** Snapshot lines around it: the enclosing line, the siblings before and after (cut short). */
     context: string;
+    /** With boxes: where the element is (absent when it is not rendered). */
+    box?: {
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+    };
   }>;
 }
 

@@ -34,6 +34,7 @@ import {
 import type { StoredRead } from '../page/pageRead.js';
 import { UNKNOWN_DOCUMENT, type SessionPage } from './sessionPage.js';
 import { nameIcons } from '../page/iconNames.js';
+import { boxesOf, withBoxes, type Box } from '../page/elementBoxes.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
@@ -341,6 +342,34 @@ export class Session implements NavigationTarget {
     const after = await on.documentId();
     const scope = whole ? 'page' : ref !== undefined ? `ref ${ref}` : `selector ${selector ?? ''}`;
     return on.snapshots.record(text, before === after ? after : UNKNOWN_DOCUMENT, scope);
+  }
+
+  /** Playwright's ref for a ref as the active page's snapshots name it; undefined for another page's. */
+  private ariaRef(ref: string): string | undefined {
+    const prefix = this.active.refPrefix;
+    if (prefix === '') return /^p\d/.test(ref) ? undefined : ref;
+    return ref.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
+  }
+
+  /** An answer of the active page's snapshots with the box of each element it names (elementBoxes.ts). */
+  withBoxes(text: string, timeout: number): Promise<string> {
+    return withBoxes(this.page, text, (ref) => this.ariaRef(ref), timeout);
+  }
+
+  /** The boxes of elements of the active page, by the refs its snapshots name them with. */
+  async boxes(refs: readonly string[], timeout: number): Promise<Map<string, Box>> {
+    const aria = new Map<string, string>();
+    for (const ref of refs) {
+      const own = this.ariaRef(ref);
+      if (own !== undefined) aria.set(own, ref);
+    }
+    const found = await boxesOf(this.page, [...aria.keys()], timeout);
+    return new Map(
+      [...found].flatMap(([own, box]) => {
+        const named = aria.get(own);
+        return named === undefined ? [] : [[named, box] as const];
+      }),
+    );
   }
 
   /** The refs of the fields the active page marks required, named as its snapshots name refs. */

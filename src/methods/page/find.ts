@@ -11,6 +11,8 @@ import {
   type LineMatch,
   type TextQuery,
 } from '../../browser/page/snapshotSearch.js';
+import type { Box } from '../../browser/page/elementBoxes.js';
+import type { Session } from '../../browser/session/session.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import {
@@ -33,6 +35,37 @@ const limitParam = Type.Integer({
   default: DEFAULT_FIND_MATCHES,
   description: `Matches listed at most (default ${DEFAULT_FIND_MATCHES}, at most ${MAX_FIND_MATCHES}); count says how many there are.`,
 });
+
+const boxesParam = Type.Boolean({
+  default: false,
+  description:
+    "Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false).",
+});
+
+const MatchBox = Type.Optional(
+  Type.Object(
+    { x: Type.Integer(), y: Type.Integer(), width: Type.Integer(), height: Type.Integer() },
+    { description: 'With boxes: where the element is (absent when it is not rendered).' },
+  ),
+);
+
+/** The matches with their boxes when asked for. */
+async function boxed<M extends { ref: string | null }>(
+  session: Session,
+  matches: M[],
+  boxes: boolean,
+  timeout: number,
+): Promise<(M & { box?: Box })[]> {
+  if (!boxes) return matches;
+  const found = await session.boxes(
+    matches.flatMap((m) => (m.ref === null ? [] : [m.ref])),
+    timeout,
+  );
+  return matches.map((m) => {
+    const box = m.ref === null ? undefined : found.get(m.ref);
+    return box === undefined ? m : { ...m, box };
+  });
+}
 
 const MatchRef = Type.Union([Type.String(), Type.Null()], {
   description:
@@ -78,6 +111,7 @@ export const findByRole = defineSessionMethod({
       description: 'Match the name exactly and case-sensitively (default false).',
     }),
     limit: limitParam,
+    boxes: boxesParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
   result: Type.Object({
@@ -94,6 +128,7 @@ export const findByRole = defineSessionMethod({
           description: 'Its accessible name, null when it has none.',
         }),
         line: Type.String({ description: 'Its snapshot line (cut when very long).' }),
+        box: MatchBox,
       }),
       { description: 'The first matches, in page order (limit at most).' },
     ),
@@ -104,7 +139,7 @@ export const findByRole = defineSessionMethod({
     const snapshot = await session.takeSnapshot(undefined, undefined, params.timeout);
     const lines = parseSnapshot(snapshot.text);
     const found = matchRole(lines, params.role, params.name, params.exact);
-    const matches = found.slice(0, params.limit).map((match) => {
+    const listed = found.slice(0, params.limit).map((match) => {
       const line = lines[match.index];
       return {
         ref: refOf(lines, match.index),
@@ -113,6 +148,7 @@ export const findByRole = defineSessionMethod({
         line: lineOf(lines, match),
       };
     });
+    const matches = await boxed(session, listed, params.boxes, params.timeout);
     return {
       selector: roleSelector(params.role, params.name, params.exact),
       count: found.length,
@@ -173,6 +209,7 @@ export const findByText = defineSessionMethod({
       }),
     ),
     limit: limitParam,
+    boxes: boxesParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
   result: Type.Object({
@@ -191,6 +228,7 @@ export const findByText = defineSessionMethod({
           description:
             'Snapshot lines around it: the enclosing line, the siblings before and after (cut short).',
         }),
+        box: MatchBox,
       }),
       { description: 'The first matches, in page order (limit at most).' },
     ),
@@ -208,7 +246,12 @@ export const findByText = defineSessionMethod({
       line: lineOf(lines, match),
       context: contextOf(lines, match),
     });
-    const matches = found.slice(0, params.limit).map(shown);
+    const matches = await boxed(
+      session,
+      found.slice(0, params.limit).map(shown),
+      params.boxes,
+      params.timeout,
+    );
     return {
       count: found.length,
       ...(found.length > matches.length ? { truncated: true as const } : {}),

@@ -155,6 +155,11 @@ export const pageSnapshot = defineSessionMethod({
       description:
         'Only what can be acted on (buttons, links, fields with values and [required], options, clickable elements), under the path of landmarks and heading that locates it (default false).',
     }),
+    boxes: Type.Boolean({
+      default: false,
+      description:
+        'Also answer where each element is: [box=x,y,widthxheight] after its ref, in CSS pixels of the viewport as page.mouse and page.drag take them (at most 200 elements; default false). For canvas and SVG UIs.',
+    }),
     since: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -232,6 +237,7 @@ export const pageSnapshot = defineSessionMethod({
         text: params.interactive ? interactiveView(entry.text, required) : entry.text,
         name: params.interactive ? 'the whole interactive view' : 'the whole snapshot',
       });
+      if (params.boxes) answer = { ...answer, text: await session.withBoxes(answer.text, params.timeout) };
       entry.answer = answer.text;
     } else {
       const mixed =

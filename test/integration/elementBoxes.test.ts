@@ -1,0 +1,66 @@
+// Element boxes on request: page.snapshot and find.* answer where elements are (CSS pixels of the
+// viewport), so an agent can act on a canvas or an SVG by position with page.mouse, without a
+// screenshot. Without boxes: true, answers carry none.
+import { afterEach, describe, expect, it } from 'vitest';
+import { useServiceSuite } from '../helpers/suite.js';
+
+const suite = useServiceSuite();
+
+const opened: string[] = [];
+afterEach(async () => {
+  await Promise.all(
+    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
+  );
+});
+
+async function open() {
+  const session_id = await suite.open('/canvas-node');
+  opened.push(session_id);
+  const call = <T>(method: string, params: Record<string, unknown> = {}) =>
+    suite.service.call<T>(method, { session_id, ...params });
+  return {
+    call,
+    text: async (selector: string) => (await call<{ text: string }>('page.text', { selector })).text,
+  };
+}
+
+const BOX = /\[box=(-?\d+),(-?\d+),(\d+)x(\d+)\]/;
+
+describe('element boxes', () => {
+  it('page.snapshot boxes: true puts a box after each ref; a click at its centre hits the element', async () => {
+    const s = await open();
+    const plain = await s.call<{ snapshot: string }>('page.snapshot', { interactive: true });
+    expect(plain.snapshot).not.toContain('[box=');
+    const { snapshot } = await s.call<{ snapshot: string }>('page.snapshot', {
+      interactive: true,
+      boxes: true,
+    });
+    const node = /button "inject" \[ref=e\d+\] (\[box=[^\]]+\])/.exec(snapshot)?.[1] ?? '';
+    const [, , , w, h] = BOX.exec(node) ?? [];
+    expect([Number(w), Number(h)]).toEqual([120, 40]);
+    const port = BOX.exec(/button "Output port" \[ref=e\d+\] (\[box=[^\]]+\])/.exec(snapshot)?.[1] ?? '');
+    expect(port).not.toBeNull();
+    const [, x, y, pw, ph] = (port ?? []).map(Number);
+    expect([pw, ph]).toEqual([20, 20]);
+    await s.call('page.mouse', { action: 'click', x: (x ?? 0) + (pw ?? 0) / 2, y: (y ?? 0) + (ph ?? 0) / 2 });
+    expect(await s.text('#out')).toBe('port');
+  });
+
+  it('find.byRole boxes: true answers each match with its box', async () => {
+    const s = await open();
+    const found = await s.call<{
+      matches: { ref: string; box?: { x: number; y: number; width: number; height: number } }[];
+    }>('find.byRole', { role: 'button', name: 'inject', boxes: true });
+    expect(found.matches[0]?.box).toMatchObject({ width: 120, height: 40 });
+    const without = await s.call<{ matches: { box?: unknown }[] }>('find.byRole', {
+      role: 'button',
+      name: 'inject',
+    });
+    expect(without.matches[0]?.box).toBeUndefined();
+    const text = await s.call<{ matches: { box?: { width: number } }[] }>('find.byText', {
+      text: 'Locked',
+      boxes: true,
+    });
+    expect(text.matches[0]?.box?.width).toBeGreaterThan(0);
+  });
+});
