@@ -2504,6 +2504,8 @@ export interface FindByRoleParams {
   limit?: number;
   /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
   boxes?: boolean;
+  /** Search this snapshot instead of taking a new one, when it is still the newest of the whole page and the page shows its document (the revision page.snapshot or an earlier find answered); otherwise a new snapshot is taken, as without it. The answer's revision says which was searched. */
+  revision?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
   /** Accepted and ignored: a read-only call runs again on a repeat. */
@@ -2554,6 +2556,8 @@ export interface FindByTextParams {
   limit?: number;
   /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
   boxes?: boolean;
+  /** Search this snapshot instead of taking a new one, when it is still the newest of the whole page and the page shows its document (the revision page.snapshot or an earlier find answered); otherwise a new snapshot is taken, as without it. The answer's revision says which was searched. */
+  revision?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
   timeout?: number;
   /** Accepted and ignored: a read-only call runs again on a repeat. */
@@ -3965,7 +3969,7 @@ export interface RpcApi {
     /**
      * Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press.
      *
-     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Nothing found is count 0, not an error. selector is a Playwright role selector for the same role and name, which matches in the main frame only: act on a match by its ref.
+     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. With revision, searches that snapshot again instead while it is still the newest: several searches of one page cost one snapshot. Nothing found is count 0, not an error. selector is a Playwright role selector for the same role and name, which matches in the main frame only: act on a match by its ref.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, DIALOG_PENDING.
@@ -3974,7 +3978,7 @@ export interface RpcApi {
     /**
      * Find the text a person sees (names, text, input values, placeholders), in frames and shadow roots too; returns the refs of the elements that hold it.
      *
-     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. Give text (a case-insensitive substring) or regex (a JavaScript regular expression, case-sensitive unless flags has i), not both. A match on a text node, a value or a placeholder gives the ref of the element it belongs to. Nothing found is count 0, not an error.
+     * Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. With revision, searches that snapshot again instead while it is still the newest: several searches of one page cost one snapshot. Give text (a case-insensitive substring) or regex (a JavaScript regular expression, case-sensitive unless flags has i), not both. A match on a text node, a value or a placeholder gives the ref of the element it belongs to. Nothing found is count 0, not an error.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, ACTION_FAILED, TIMEOUT, INVALID_PARAMS, DIALOG_PENDING.

@@ -344,6 +344,16 @@ export class Session implements NavigationTarget {
     return on.snapshots.record(text, before === after ? after : UNKNOWN_DOCUMENT, scope);
   }
 
+  /**
+   * The newest snapshot of the whole active page when it has `revision` and the page still shows
+   * its document (its refs are the ones actions accept); undefined otherwise.
+   */
+  async keptSnapshot(revision: number): Promise<SnapshotEntry | undefined> {
+    const latest = this.active.snapshots.latest();
+    if (latest?.revision !== revision || latest.scope !== 'page') return undefined;
+    return latest.document === (await this.active.documentId()) ? latest : undefined;
+  }
+
   /** Playwright's ref for a ref as the active page's snapshots name it; undefined for another page's. */
   private ariaRef(ref: string): string | undefined {
     const prefix = this.active.refPrefix;

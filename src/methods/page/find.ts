@@ -49,6 +49,20 @@ const MatchBox = Type.Optional(
   ),
 );
 
+const revisionParam = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    description:
+      "Search this snapshot instead of taking a new one, when it is still the newest of the whole page and the page shows its document (the revision page.snapshot or an earlier find answered); otherwise a new snapshot is taken, as without it. The answer's revision says which was searched.",
+  }),
+);
+
+/** The snapshot a search reads: the kept one the caller names, when still usable, else a new one. */
+async function searched(session: Session, revision: number | undefined, timeout: number) {
+  const kept = revision === undefined ? undefined : await session.keptSnapshot(revision);
+  return kept ?? (await session.takeSnapshot(undefined, undefined, timeout));
+}
+
 /** The matches with their boxes when asked for. */
 async function boxed<M extends { ref: string | null }>(
   session: Session,
@@ -86,7 +100,7 @@ const answerFields = {
 };
 
 const SEARCH_DESCRIPTION =
-  'Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot.';
+  'Takes a new snapshot of the whole page (as page.snapshot does: iframes, cross-origin ones included, and open shadow roots are in it) and searches its lines; the snapshot becomes the latest, so the refs of the matches are the ones actions accept until the next snapshot. With revision, searches that snapshot again instead while it is still the newest: several searches of one page cost one snapshot.';
 
 export const findByRole = defineSessionMethod({
   name: 'find.byRole',
@@ -112,6 +126,7 @@ export const findByRole = defineSessionMethod({
     }),
     limit: limitParam,
     boxes: boxesParam,
+    revision: revisionParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
   result: Type.Object({
@@ -136,7 +151,7 @@ export const findByRole = defineSessionMethod({
   errors: ['ACTION_FAILED', 'TIMEOUT'],
   readOnly: true,
   async handler(params, { session }) {
-    const snapshot = await session.takeSnapshot(undefined, undefined, params.timeout);
+    const snapshot = await searched(session, params.revision, params.timeout);
     const lines = parseSnapshot(snapshot.text);
     const found = matchRole(lines, params.role, params.name, params.exact);
     const listed = found.slice(0, params.limit).map((match) => {
@@ -210,6 +225,7 @@ export const findByText = defineSessionMethod({
     ),
     limit: limitParam,
     boxes: boxesParam,
+    revision: revisionParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
   result: Type.Object({
@@ -237,7 +253,7 @@ export const findByText = defineSessionMethod({
   readOnly: true,
   async handler(params, { session }) {
     const query = textQueryOf(params);
-    const snapshot = await session.takeSnapshot(undefined, undefined, params.timeout);
+    const snapshot = await searched(session, params.revision, params.timeout);
     const lines = parseSnapshot(snapshot.text);
     const found = matchText(lines, query);
     const shown = (match: LineMatch) => ({
