@@ -120,8 +120,35 @@ async function visibleText(element: Locator, timeout: number): Promise<string> {
       if (el instanceof HTMLInputElement)
         return ['password', 'hidden', 'file', 'checkbox', 'radio'].includes(el.type) ? '' : el.value;
       if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions, (o) => o.text).join('\n');
-      if (el instanceof HTMLElement) return el.innerText;
-      return el.textContent ?? '';
+      if (!(el instanceof HTMLElement)) return el.textContent ?? '';
+      // innerText follows the DOM, not what is rendered: an open shadow root's text (a web
+      // component's) is left out. Only where there is one below is the rendered tree walked.
+      const hosts = [el, ...Array.from(el.querySelectorAll('*'))].filter((e) => e.shadowRoot !== null);
+      if (hosts.length === 0) return el.innerText;
+      const out: string[] = [];
+      const SKIPPED = new Set(['script', 'style', 'template', 'noscript']);
+      const visit = (node: Node): void => {
+        if (node.nodeType === Node.TEXT_NODE) {
+          out.push((node.textContent ?? '').replace(/\s+/g, ' '));
+          return;
+        }
+        if (!(node instanceof Element) || SKIPPED.has(node.localName)) return;
+        const style = getComputedStyle(node);
+        if (style.display === 'none' || style.visibility === 'hidden') return;
+        const block = !style.display.startsWith('inline');
+        if (block) out.push('\n');
+        const assigned = node instanceof HTMLSlotElement ? node.assignedNodes({ flatten: true }) : [];
+        const children = assigned.length > 0 ? assigned : Array.from((node.shadowRoot ?? node).childNodes);
+        for (const child of children) visit(child);
+        if (node.localName === 'br' || block) out.push('\n');
+      };
+      visit(el);
+      return out
+        .join('')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+        .join('\n');
     },
     undefined,
     { timeout },
@@ -232,7 +259,15 @@ async function frameSections<T>(
   fetch: (frame: Frame) => Promise<T>,
   render: (fetched: T, frame: Frame) => Promise<string>,
 ): Promise<string[]> {
-  const all = descendants(page.mainFrame());
+  const every = descendants(page.mainFrame());
+  // A frame no one sees (display: none, no size, or inside one of those) is not the page's text.
+  const seen = await Promise.all(every.map((frame) => frameShown(frame, timeout)));
+  const hidden = new Set(every.filter((_, i) => seen[i] === false));
+  const inHidden = (frame: Frame): boolean => {
+    for (let at: Frame | null = frame; at !== null; at = at.parentFrame()) if (hidden.has(at)) return true;
+    return false;
+  };
+  const all = every.filter((frame) => !inHidden(frame));
   const frames = all.slice(0, MAX_READ_FRAMES);
   const fetched = await Promise.all(
     frames.map((frame) =>
@@ -253,7 +288,31 @@ async function frameSections<T>(
   }
   if (all.length > frames.length)
     sections.push(`--- ${all.length - frames.length} more frames not read (at most ${MAX_READ_FRAMES}) ---`);
+  const unseen = every.length - all.length;
+  if (unseen > 0) sections.push(`--- ${unseen} hidden frame${unseen === 1 ? '' : 's'} not read ---`);
   return sections;
+}
+
+/** Whether the frame's element is visible in its parent; true when that cannot be told. */
+async function frameShown(frame: Frame, timeout: number): Promise<boolean> {
+  const element = await withDeadline(
+    frame.frameElement(),
+    timeout,
+    () => new Error('frame element timeout'),
+  ).catch(
+    // Detached, or its parent did not answer: read it, and say so if that fails.
+    () => undefined,
+  );
+  if (element === undefined) return true;
+  try {
+    return await withDeadline(element.isVisible(), timeout, () => new Error('visibility timeout'));
+  } catch {
+    // Gone meanwhile or not answered in time: read it, and the read says what it found.
+    return true;
+  } finally {
+    // The handle only pins the element; a page that went has released it already.
+    await element.dispose().catch(() => undefined);
+  }
 }
 
 /** The frame's document title, or its name when it has none; bounded like the read. */
