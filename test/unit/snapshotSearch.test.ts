@@ -90,6 +90,33 @@ describe('what a match shows', () => {
     ]);
   });
 
+  it('a match in a table row: the row and each cell with the text it holds, the match marked', () => {
+    const table = parseSnapshot(
+      [
+        '- table [ref=e1]:',
+        '  - rowgroup [ref=e2]:',
+        '    - row "Copper Kettle €24 In stock" [ref=e3]:',
+        '      - cell "Copper Kettle" [ref=e4]:',
+        '        - link "Copper Kettle" [ref=e5]:',
+        '          - /url: /p/1',
+        '      - cell [ref=e6]:',
+        '        - text: €24',
+        '      - cell [ref=e7]:',
+        '        - textbox "Quantity" [ref=e8]: "2"',
+      ].join('\n'),
+    );
+    const [row, , link] = matchText(table, { text: 'Kettle' });
+    expect(table[row?.index ?? 0]?.role).toBe('row');
+    expect(contextOf(table, row ?? { index: 0, at: 0 })).not.toContain('<- match');
+    expect(table[link?.index ?? 0]?.role).toBe('link');
+    expect(contextOf(table, link ?? { index: 0, at: 0 }).split('\n')).toEqual([
+      '- row "Copper Kettle €24 In stock" [ref=e3]:',
+      '  - cell "Copper Kettle" [ref=e4] <- match',
+      '  - cell [ref=e6]: €24',
+      '  - cell [ref=e7]: Quantity 2',
+    ]);
+  });
+
   it('cuts a long line around the match, and the context to MAX_CONTEXT_CHARS', () => {
     const long = parseSnapshot(
       `- main:\n  - paragraph [ref=e1]: ${'word '.repeat(2000)}needle ${'tail '.repeat(2000)}`,

@@ -131,6 +131,8 @@ export function lineOf(lines: readonly SnapshotLine[], match: LineMatch): string
 export function contextOf(lines: readonly SnapshotLine[], match: LineMatch): string {
   const line = lines[match.index];
   if (line === undefined) return '';
+  const row = rowOf(lines, match.index);
+  if (row !== undefined) return excerpt(rowContext(lines, row, match), 0, MAX_CONTEXT_CHARS);
   const parent = lines[line.parent];
   const sibling = (step: 1 | -1): SnapshotLine | undefined => {
     for (let i = match.index + step; i >= 0 && i < lines.length; i += step) {
@@ -150,4 +152,54 @@ export function contextOf(lines: readonly SnapshotLine[], match: LineMatch): str
     ...shown(sibling(1)),
   ].join('\n');
   return excerpt(context, 0, MAX_CONTEXT_CHARS);
+}
+
+/** How far up from a match a table row is looked for: a cell, its text, a link or a button in it. */
+const ROW_DEPTH = 3;
+
+/** The index of the row a match is, or is in (within ROW_DEPTH levels), or undefined. */
+function rowOf(lines: readonly SnapshotLine[], index: number): number | undefined {
+  let at = index;
+  for (let level = 0; at !== -1 && level <= ROW_DEPTH; level++) {
+    if (lines[at]?.role === 'row') return at;
+    at = lines[at]?.parent ?? -1;
+  }
+  return undefined;
+}
+
+/**
+ * A match in a table row: the row's line, then each cell with the text it holds (its name, or the
+ * text of the lines below it), so one answer gives the row's values: the matching cell is marked.
+ */
+function rowContext(lines: readonly SnapshotLine[], row: number, match: LineMatch): string {
+  const rowLine = lines[row];
+  if (rowLine === undefined) return '';
+  const out = [`- ${excerpt(rowLine.text, 0, MAX_CONTEXT_LINE_CHARS)}`];
+  for (let i = row + 1; i < lines.length && (lines[i]?.depth ?? 0) > rowLine.depth; i++) {
+    const cell = lines[i];
+    if (cell === undefined || cell.parent !== row) continue;
+    const below = countBelow(lines, i);
+    const texts: string[] = [];
+    for (let j = i + 1; j <= i + below; j++) {
+      const line = lines[j];
+      const said =
+        line === undefined || line.role === '/url'
+          ? undefined
+          : [line.name, line.value].filter((t) => t !== undefined && t !== '').join(' ');
+      if (said !== undefined && said !== '' && said !== cell.name && !texts.includes(said)) texts.push(said);
+    }
+    const marked = match.index >= i && match.index <= i + below ? ' <- match' : '';
+    const value = texts.length > 0 ? `: ${texts.join(' ')}` : '';
+    const head = cell.text.endsWith(':') ? cell.text.slice(0, -1) : cell.text;
+    out.push(`  - ${excerpt(`${head}${value}`, 0, MAX_CONTEXT_LINE_CHARS)}${marked}`);
+  }
+  return out.join('\n');
+}
+
+/** How many lines are below a line (its subtree). */
+function countBelow(lines: readonly SnapshotLine[], index: number): number {
+  const depth = lines[index]?.depth ?? 0;
+  let n = 0;
+  for (let i = index + 1; i < lines.length && (lines[i]?.depth ?? 0) > depth; i++) n++;
+  return n;
 }
