@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../../src/browser/page/snapshotViews.js';
+import {
+  diffSnapshots,
+  interactiveView,
+  MAX_DIFF_EDITS,
+  MAX_TEXT_LINKS,
+} from '../../src/browser/page/snapshotViews.js';
 
 const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');
 
@@ -42,6 +47,51 @@ describe('interactiveView', () => {
 
   it('says so when nothing can be acted on', () => {
     expect(interactiveView('- paragraph [ref=e1]: just text')).toBe('# page\n(nothing to act on)');
+  });
+});
+
+describe('interactiveView of a documentation page', () => {
+  const prose = (n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) =>
+        `      - link [ref=e${100 + i}] [cursor=pointer]:\n        - /url: api.html#f${i}\n        - code [ref=e${300 + i}]: f${i}()`,
+    ).join('\n');
+  const page = (links: number) =>
+    [
+      '- main [ref=e1]:',
+      '  - heading [level=2] [ref=e2]:',
+      '    - code [ref=e3]: json.dumps',
+      '    - text: reference',
+      '    - link "¶" [ref=e4] [cursor=pointer]:',
+      '      - /url: "#json.dumps"',
+      '  - paragraph [ref=e5]:',
+      '    - text: See',
+      '    - generic [ref=e6]:',
+      prose(links),
+      '  - list [ref=e7]:',
+      '    - listitem [ref=e8]:',
+      '      - link "Next page" [ref=e9] [cursor=pointer]:',
+      '        - /url: next.html',
+    ].join('\n');
+
+  it('names a link or a heading by the text below it, and leaves out permalink anchors', () => {
+    const view = interactiveView(page(2));
+    expect(view.split('\n')).toEqual([
+      '# main > h2 "json.dumps reference"',
+      '- link "f0()" [ref=e100] -> api.html#f0',
+      '- link "f1()" [ref=e101] -> api.html#f1',
+      '- link "Next page" [ref=e9] -> next.html',
+    ]);
+  });
+
+  it('past MAX_TEXT_LINKS links in the running text of a section, one line says how many', () => {
+    const view = interactiveView(page(MAX_TEXT_LINKS + 5));
+    expect(view.split('\n')).toEqual([
+      '# main > h2 "json.dumps reference"',
+      `- (${MAX_TEXT_LINKS + 5} links in the text here: find.byText reaches them)`,
+      '- link "Next page" [ref=e9] -> next.html',
+    ]);
   });
 });
 
