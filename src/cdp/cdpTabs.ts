@@ -78,9 +78,9 @@ export class CdpTabs {
   }
 
   /**
-   * Opens a tab on the URL (the caller checked it against the allow-list) and returns its id. The
-   * tab starts on about:blank and is guarded before it navigates, so the allow-list holds from its
-   * first request.
+   * Opens a tab on the URL (the caller checked it against the allow-list) and returns its id once
+   * its document loaded (DOMContentLoaded, bounded). The tab starts on about:blank and is guarded
+   * before it navigates, so the allow-list holds from its first request.
    */
   async open(url: string, background: boolean): Promise<string> {
     const { targetId } = await this.command('tabs.open', (cdp) =>
@@ -88,8 +88,16 @@ export class CdpTabs {
     );
     const { page } = await this.page(targetId, 'tabs.open');
     await this.guard(page);
-    if (url !== 'about:blank')
+    if (url !== 'about:blank') {
       await page.goto(url, { waitUntil: 'commit', timeout: this.options.commandTimeoutMs });
+      // The tab is answered once its document is there, so a call on it next (tabs.attach, then a
+      // reload) does not meet a page still committing; a page slower than that is answered as it is.
+      await page
+        .waitForLoadState('domcontentloaded', { timeout: this.options.commandTimeoutMs })
+        .catch((error: unknown) =>
+          this.options.logger.debug({ err: error, targetId }, 'a new CDP tab did not load in time'),
+        );
+    }
     return targetId;
   }
 
