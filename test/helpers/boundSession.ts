@@ -1,7 +1,8 @@
 // A session of the service with the calls a suite makes bound to it: page.* by name, failures
 // checked for their JSON-RPC code, readouts of fixture pages, refs of a fresh snapshot.
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { refOf } from './snapshotRefs.js';
+import type { ServiceSuite } from './suite.js';
 import { RpcCallError, type TestService } from './testService.js';
 
 export type Params = Record<string, unknown>;
@@ -42,5 +43,21 @@ export function bindSession(service: TestService, id: string): BoundSession {
     ref: async (line) =>
       refOf((await call<{ snapshot: string }>('page.snapshot', { maxChars: 100_000 })).snapshot, line),
     close: () => service.call('session.close', { session_id: id }),
+  };
+}
+
+/**
+ * Sessions on pages of a suite's fixture app, bound (bindSession): `open('/path')` opens one, and
+ * every session a test opened is closed after it.
+ */
+export function useBoundSessions(suite: ServiceSuite): (path: string) => Promise<BoundSession> {
+  const opened: BoundSession[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+  return async (path) => {
+    const session = bindSession(suite.service, await suite.open(path));
+    opened.push(session);
+    return session;
   };
 }

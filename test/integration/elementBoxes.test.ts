@@ -1,34 +1,19 @@
 // Element boxes on request: page.snapshot and find.* answer where elements are (CSS pixels of the
 // viewport), so an agent can act on a canvas or an SVG by position with page.mouse, without a
 // screenshot. Without boxes: true, answers carry none.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBoundSessions } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
 
-const opened: string[] = [];
-afterEach(async () => {
-  await Promise.all(
-    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
-  );
-});
-
-async function open() {
-  const session_id = await suite.open('/canvas-node');
-  opened.push(session_id);
-  const call = <T>(method: string, params: Record<string, unknown> = {}) =>
-    suite.service.call<T>(method, { session_id, ...params });
-  return {
-    call,
-    text: async (selector: string) => (await call<{ text: string }>('page.text', { selector })).text,
-  };
-}
+const open = useBoundSessions(suite);
 
 const BOX = /\[box=(-?\d+),(-?\d+),(\d+)x(\d+)\]/;
 
 describe('element boxes', () => {
   it('page.snapshot boxes: true puts a box after each ref; a click at its centre hits the element', async () => {
-    const s = await open();
+    const s = await open('/canvas-node');
     const plain = await s.call<{ snapshot: string }>('page.snapshot', { interactive: true });
     expect(plain.snapshot).not.toContain('[box=');
     const { snapshot } = await s.call<{ snapshot: string }>('page.snapshot', {
@@ -47,7 +32,7 @@ describe('element boxes', () => {
   });
 
   it('find.byRole boxes: true answers each match with its box', async () => {
-    const s = await open();
+    const s = await open('/canvas-node');
     const found = await s.call<{
       matches: { ref: string; box?: { x: number; y: number; width: number; height: number } }[];
     }>('find.byRole', { role: 'button', name: 'inject', boxes: true });

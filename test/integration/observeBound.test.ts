@@ -1,7 +1,8 @@
 // An observation never costs more than the view it stands for: a page re-parented into a new
 // container (a tray, a modal's portal) is a small diff, not every line "changed"; a diff longer
 // than the interactive view is replaced by that view; with nothing to compare, the interactive view.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBoundSessions, type BoundSession } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
@@ -14,26 +15,15 @@ interface Observed {
   note?: string;
 }
 
-const opened: string[] = [];
-afterEach(async () => {
-  await Promise.all(
-    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
-  );
-});
+const open = useBoundSessions(suite);
 
-async function open() {
-  const session_id = await suite.open('/tray');
-  opened.push(session_id);
-  const call = <T>(method: string, params: Record<string, unknown> = {}) =>
-    suite.service.call<T>(method, { session_id, ...params });
-  const interactive = async () =>
-    (await call<{ snapshot: string }>('page.snapshot', { interactive: true, maxChars: 500_000 })).snapshot;
-  return { call, interactive };
-}
+/** The interactive view of the page now, whole. */
+const interactive = async (s: BoundSession) =>
+  (await s.call<{ snapshot: string }>('page.snapshot', { interactive: true, maxChars: 500_000 })).snapshot;
 
 describe('observe is bounded by the interactive view', () => {
   it('a tray that re-parents the page: the new container and its button, nothing changed', async () => {
-    const s = await open();
+    const s = await open('/tray');
     await s.call('page.snapshot');
     const report = await s.call<{ observed: Observed }>('page.click', { selector: '#open', observe: true });
     const observed = report.observed;
@@ -42,25 +32,25 @@ describe('observe is bounded by the interactive view', () => {
     expect(observed.snapshot).toContain('+ dialog "Tray"');
     expect(observed.snapshot).toContain('+ button "Close tray"');
     expect(observed.snapshot).not.toContain('was:');
-    expect(observed.snapshot.length).toBeLessThanOrEqual((await s.interactive()).length);
+    expect(observed.snapshot.length).toBeLessThanOrEqual((await interactive(s)).length);
   });
 
   it('a diff longer than the interactive view answers the interactive view, with a note', async () => {
-    const s = await open();
+    const s = await open('/tray');
     await s.call('page.snapshot');
     const report = await s.call<{ observed: Observed }>('page.click', { selector: '#rename', observe: true });
     const observed = report.observed;
     expect(observed.note).toContain('longer than the interactive view');
     expect(observed.since).toBeUndefined();
     expect(observed.snapshot).toContain('button "Renamed node 40"');
-    expect(observed.snapshot).toBe(await s.interactive());
+    expect(observed.snapshot).toBe(await interactive(s));
   });
 
   it('with no earlier snapshot, the interactive view', async () => {
-    const s = await open();
+    const s = await open('/tray');
     const report = await s.call<{ observed: Observed }>('page.click', { selector: '#rename', observe: true });
     expect(report.observed.note).toContain('this is the interactive view');
     expect(report.observed.snapshot).toMatch(/^# /);
-    expect(report.observed.snapshot).toBe(await s.interactive());
+    expect(report.observed.snapshot).toBe(await interactive(s));
   });
 });

@@ -1,9 +1,9 @@
 // A same-document navigation (#fragment, pushState, replaceState: what every client-side router
 // does) changes the URL, not the document: refs and the diff base survive it, and an action's report
 // says `url` changed, not `navigated`. A new document still makes older refs stale.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
-import { rpcFailure } from '../helpers/boundSession.js';
+import { rpcFailure, useBoundSessions } from '../helpers/boundSession.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 
 const suite = useServiceSuite();
@@ -22,20 +22,14 @@ interface Snapshot {
   note?: string;
 }
 
-const opened: string[] = [];
-afterEach(async () => {
-  await Promise.all(
-    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
-  );
-});
+const bound = useBoundSessions(suite);
 
 async function open() {
-  const session_id = await suite.open('/router');
-  opened.push(session_id);
+  const s = await bound('/router');
   const call = <T = Report>(method: string, params: Record<string, unknown> = {}) =>
-    suite.service.call<T>(method, { session_id, ...params });
+    s.call<T>(method, params);
   const snapshot = (params: Record<string, unknown> = {}) => call<Snapshot>('page.snapshot', params);
-  return { session_id, call, snapshot };
+  return { call, snapshot };
 }
 
 describe('a same-document navigation keeps the document', () => {

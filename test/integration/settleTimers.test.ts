@@ -2,8 +2,9 @@
 // a debounced search and the request it makes, a menu shown after a delay. A page's own polling loop
 // is not the action's and is never waited for (ACTION_SETTLE_MS is set to the test's own timeout,
 // so waiting for it would fail the test).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TIMER_TRACKER_KEY } from '../../src/browser/engine/pageTimers.js';
+import { useBoundSessions } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite({ ACTION_SETTLE_MS: '60000' });
@@ -13,25 +14,11 @@ interface Report {
   observed?: { snapshot: string };
 }
 
-const opened: string[] = [];
-afterEach(async () => {
-  await Promise.all(
-    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
-  );
-});
-
-async function open() {
-  const session_id = await suite.open('/debounce');
-  opened.push(session_id);
-  const call = <T = Report>(method: string, params: Record<string, unknown> = {}) =>
-    suite.service.call<T>(method, { session_id, ...params });
-  const text = async (selector: string) => (await call<{ text: string }>('page.text', { selector })).text;
-  return { call, text };
-}
+const open = useBoundSessions(suite);
 
 describe('an action settles on the timers it started', () => {
   it('a validation 100 ms after keyup is on the page when page.type answers', async () => {
-    const s = await open();
+    const s = await open('/debounce');
     await s.call('page.type', { selector: '#email', text: 'ada' });
     expect(await s.text('#email-error')).toBe('Enter a valid email');
     await s.call('page.type', { selector: '#email', text: '@example.test' });
@@ -39,20 +26,20 @@ describe('an action settles on the timers it started', () => {
   });
 
   it('a debounced search and its request are done when page.fill answers', async () => {
-    const s = await open();
+    const s = await open('/debounce');
     await s.call('page.fill', { selector: '#search', value: 'apple' });
     expect(await s.text('#results')).toBe('apple result 42');
   });
 
   it('a menu shown 120 ms after the click is in the observed diff', async () => {
-    const s = await open();
+    const s = await open('/debounce');
     await s.call('page.snapshot');
-    const report = await s.call('page.click', { selector: '#menu', observe: true });
+    const report = await s.call<Report>('page.click', { selector: '#menu', observe: true });
     expect(report.observed?.snapshot).toContain('menuitem "Rename"');
   });
 
   it("the page's polling loop is not counted as an action's timers", async () => {
-    const s = await open();
+    const s = await open('/debounce');
     // The tracker, asked as the settle asks it: timers whose chain began in the last 100 ms.
     const pending = await s.call<{ result: number }>('page.evaluate', {
       expression: `window[${JSON.stringify(TIMER_TRACKER_KEY)}].pending(performance.now() - 100)`,

@@ -1,22 +1,16 @@
 // page.text reads what is rendered: a web component's open shadow root in its place among the
 // page's text; with frames, the iframes a person sees, not a display: none one (said in a line).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBoundSessions } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
 
-const opened: string[] = [];
-afterEach(async () => {
-  await Promise.all(
-    opened.splice(0).map((session_id) => suite.service.call('session.close', { session_id })),
-  );
-});
+const bound = useBoundSessions(suite);
 
 async function open() {
-  const session_id = await suite.open('/shadow-text');
-  opened.push(session_id);
-  return (params: Record<string, unknown> = {}) =>
-    suite.service.call<{ text: string }>('page.text', { session_id, ...params });
+  const s = await bound('/shadow-text');
+  return (params: Record<string, unknown> = {}) => s.call<{ text: string }>('page.text', params);
 }
 
 describe('page.text reads what is rendered', () => {
