@@ -31,6 +31,8 @@ import {
   writeScaleChart,
 } from './lib/scaleRun.js';
 import { mainTasks } from './lib/tasks.js';
+import type { Killable } from './lib/taskSuite.js';
+import { mainRealApps, REAL_APP_DEFAULT_ITERATIONS } from './lib/realApps.js';
 import { CHURN_TIMEOUT_MS, measureChurn } from './lib/churn.js';
 import { mainChurn } from './lib/churnMain.js';
 import { treeMemory } from './lib/proc.js';
@@ -98,9 +100,10 @@ export interface BenchOptions {
    * Measure only this section: `acting`, the rows of issue 11 (floor and service); `latency`, every
    * latency row (floor and service) with issue 15's per-call targets; `routes`, the
    * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15; `churn`, session creation under churn
-   * (issue 15); `tasks`, the agent tasks (issue 15).
+   * (issue 15); `tasks`, the agent tasks (issue 15); `realapps`, the agent tasks on real web apps
+   * (service and peer).
    */
-  only?: 'acting' | 'latency' | 'routes' | 'scale' | 'tasks' | 'churn';
+  only?: (typeof ONLY_PHASES)[number];
   /**
    * The scale curve (issue 15): idle-session levels, client levels, page.text calls per level (each
    * client runs `flowsPerClient` flows, and as many in-session loop iterations).
@@ -114,7 +117,7 @@ export interface BenchOptions {
 }
 
 /** The phases `--only` runs alone. */
-const ONLY_PHASES = ['acting', 'latency', 'routes', 'scale', 'tasks', 'churn'] as const;
+const ONLY_PHASES = ['acting', 'latency', 'routes', 'scale', 'tasks', 'realapps', 'churn'] as const;
 
 export function defaultOptions(smoke = false): BenchOptions {
   const outDir = path.join(REPO_ROOT, 'bench', 'results');
@@ -188,7 +191,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|latency|routes|scale|tasks|churn]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|latency|routes|scale|tasks|realapps|churn]\n',
     );
     process.exit(0);
   }
@@ -209,8 +212,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     const only = ONLY_PHASES.find((phase) => phase === values.only);
     if (only === undefined) throw new Error(`--only takes ${ONLY_PHASES.join(', ')}, got "${values.only}"`);
     o.only = only;
-    // The agent tasks (issue 15) compare the service with the peer: they need it.
-    o.skipPeer = values.only !== 'tasks';
+    // The agent tasks (issue 15) and the real-app tasks compare the service with the peer: they need it.
+    o.skipPeer = values.only !== 'tasks' && values.only !== 'realapps';
+    // The real-app tasks take a few minutes an iteration: 3 unless --iterations says otherwise.
+    if (only === 'realapps' && values.iterations === undefined) o.iterations = REAL_APP_DEFAULT_ITERATIONS;
     // A section alone is no full report: never over bench/RESULTS.md unless --results says so.
     if (!o.smoke && values.results === undefined)
       o.resultsPath = path.join(o.outDir, `RESULTS-${values.only}.md`);
@@ -1027,7 +1032,8 @@ async function cli(): Promise<void> {
     process.stdout.write('building the service (tsc -b tsconfig.build.json, as npm start does) …\n');
   execFileSync(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const controller = new AbortController();
-  const systems: BenchSystem[] = [];
+  // What SIGINT kills by pid: the systems, and the real apps of `--only realapps`.
+  const systems: Killable[] = [];
   let interrupted = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (interrupted) {
@@ -1045,21 +1051,25 @@ async function cli(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const hooks = { signal: controller.signal, onSystem: (s: BenchSystem) => systems.push(s) };
+    const hooks = {
+      signal: controller.signal,
+      onSystem: (s: Killable) => {
+        systems.push(s);
+      },
+    };
     if (options.only === 'routes') await mainRoutes(options, hooks);
     else if (options.only === 'scale') await mainScale(options, REPO_ROOT, hooks);
-    else if (options.only === 'tasks')
-      await mainTasks(
-        {
-          ...options,
-          repoRoot: REPO_ROOT,
-          commit: gitCommit(),
-          trace: process.env.TASKS_TRACE === '1',
-          ...(process.env.TASKS_ONLY ? { taskIds: process.env.TASKS_ONLY.split(',') } : {}),
-        },
-        hooks,
-      );
-    else if (options.only === 'churn')
+    else if (options.only === 'tasks' || options.only === 'realapps') {
+      // The task suites: TASKS_ONLY=a,b picks tasks, TASKS_TRACE=1 prints every call and answer.
+      const suite = {
+        ...options,
+        repoRoot: REPO_ROOT,
+        commit: gitCommit(),
+        trace: process.env.TASKS_TRACE === '1',
+        ...(process.env.TASKS_ONLY ? { taskIds: process.env.TASKS_ONLY.split(',') } : {}),
+      };
+      await (options.only === 'tasks' ? mainTasks(suite, hooks) : mainRealApps(suite, hooks));
+    } else if (options.only === 'churn')
       await mainChurn(options, hooks, { root: REPO_ROOT, commit: gitCommit() });
     else await main(options, hooks);
   } catch (error) {

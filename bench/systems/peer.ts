@@ -47,6 +47,8 @@ export interface ToolReply {
   textChars: number;
   /** Bytes of every image part (decoded from base64). */
   imageBytes: number;
+  /** How many image parts there were. */
+  images: number;
   /** Characters of the JSON-RPC response message that carried the result (SSE framing not counted). */
   wireChars: number;
 }
@@ -56,13 +58,16 @@ function parseReply(tool: string, result: unknown): ToolReply {
     typeof result === 'object' && result !== null && 'content' in result ? result.content : [];
   const texts: string[] = [];
   let imageBytes = 0;
+  let images = 0;
   if (Array.isArray(content)) {
     for (const part of content as unknown[]) {
       if (typeof part !== 'object' || part === null) continue;
       const type = 'type' in part ? part.type : undefined;
       if (type === 'text' && 'text' in part && typeof part.text === 'string') texts.push(part.text);
-      if (type === 'image' && 'data' in part && typeof part.data === 'string')
+      if (type === 'image' && 'data' in part && typeof part.data === 'string') {
         imageBytes += Math.floor((part.data.length * 3) / 4);
+        images++;
+      }
     }
   }
   const text = texts.join('\n');
@@ -70,7 +75,7 @@ function parseReply(tool: string, result: unknown): ToolReply {
     typeof result === 'object' && result !== null && 'isError' in result && result.isError === true;
   if (isError) throw new Error(`peer ${tool} failed: ${text.slice(0, 400)}`);
   const wireChars = JSON.stringify({ result, jsonrpc: '2.0', id: 1 }).length;
-  return { text, textChars: text.length, imageBytes, wireChars };
+  return { text, textChars: text.length, imageBytes, images, wireChars };
 }
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -17,7 +17,8 @@ import {
   TASK_ITEMS,
   type TaskRunState,
 } from '../../test/fixtures/routes/tasks.js';
-import { readValue, refOf, str, type PeerAgent, type ServiceAgent } from './agents.js';
+import type { SuiteTask } from '../lib/taskSuite.js';
+import { field, matchText, readValue, refOf, see, str } from './agents.js';
 
 export interface TaskContext {
   /** The URL of a fixture path; the first page of a task carries ?run=<id>. */
@@ -28,14 +29,8 @@ export interface TaskContext {
   upload: { path: string; name: string; base64: string; bytes: number };
 }
 
-export interface AgentTask {
-  id: string;
-  title: string;
-  service(agent: ServiceAgent, ctx: TaskContext): Promise<string>;
-  peer(agent: PeerAgent, ctx: TaskContext): Promise<string>;
-  /** null when the task succeeded; else why not. */
-  check(answer: string, ctx: TaskContext): string | null;
-}
+/** A shop task: the runner's task with the shop's context. */
+export type AgentTask = SuiteTask<TaskContext>;
 
 const expectEqual = (what: string, got: string, want: string): string | null =>
   got === want ? null : `${what}: got "${got}", expected "${want}"`;
@@ -50,23 +45,6 @@ const goto = (url: string) => ({ method: 'page.goto', params: { url, waitUntil: 
 const text = (params: Record<string, unknown> = {}) => ({ method: 'page.text', params });
 const last = (results: Record<string, unknown>[]): Record<string, unknown> => results.at(-1) ?? {};
 
-/**
- * The peer's actions answer a link to a snapshot file on the server's disk, not the snapshot
- * (`@playwright/mcp` 0.0.83 writes it to its output directory): an agent reads the page with
- * browser_snapshot (the whole page) or browser_find (the lines around a text it knows to look for).
- */
-async function see(a: PeerAgent, url?: string): Promise<string> {
-  if (url !== undefined) await a.tool('browser_navigate', { url });
-  return a.tool('browser_snapshot');
-}
-
-const field = (snapshot: string, role: string, name: string, value: string) => ({
-  name,
-  type: role,
-  target: refOf(snapshot, role, name),
-  value,
-});
-
 const KETTLE = 'Copper Kettle';
 const KETTLE_PRICE = TASK_PRODUCTS.find((p) => p.name === KETTLE)?.price ?? '';
 const ORDER = '#1037';
@@ -78,18 +56,6 @@ const NEWCOMER = { username: 'grace', email: 'grace@example.com', password: 'hop
 const fixPassword = (error: string, old: string): string =>
   /at least 10 characters/.test(error) && /digit/.test(error) ? `${old}-1906` : old;
 const PRICE_RE = (name: string) => new RegExp(`${name}[\\s\\S]{0,120}?(€\\d+(?:\\.\\d+)?)`);
-/** The lines a find.* answer showed: each match's line and context. */
-function matchText(found: Record<string, unknown> | undefined): string {
-  const matches = Array.isArray(found?.matches) ? (found.matches as unknown[]) : [];
-  return matches
-    .map((m) =>
-      typeof m === 'object' && m !== null
-        ? `${str(m as Record<string, unknown>, 'line')}\n${str(m as Record<string, unknown>, 'context')}`
-        : '',
-    )
-    .join('\n');
-}
-
 /** The last cell of a row's text: its status. */
 const STATUS_RE = new RegExp(`${ORDER}[^\\n]*?(\\w+)\\s*$`, 'm');
 
