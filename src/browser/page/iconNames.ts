@@ -6,6 +6,7 @@
 // role selector with that name would not match); without one, an empty name instead of the glyphs.
 import type { Locator, Page } from 'playwright-core';
 import { withDeadline } from '../../errors/deadline.js';
+import { unquoteYaml } from './snapshotLines.js';
 
 /** The most lines of one snapshot that get a name this way: each costs one evaluate. */
 export const MAX_ICON_NAMES = 60;
@@ -38,7 +39,7 @@ export async function nameIcons(page: Page, snapshot: string, timeout: number): 
     const m = LINE.exec(line);
     if (m === null || unnamed.length >= MAX_ICON_NAMES) return;
     const [, head = '', role = '', quoted = '', rest = '', ref = ''] = m;
-    if (!NAMED_ROLES.has(role) || !GLYPHS_ONLY.test(unquote(quoted))) return;
+    if (!NAMED_ROLES.has(role) || !GLYPHS_ONLY.test(unquoteYaml(`"${quoted}"`))) return;
     unnamed.push({ index, head, role, rest, ref });
   });
   if (unnamed.length === 0) return snapshot;
@@ -52,15 +53,6 @@ export async function nameIcons(page: Page, snapshot: string, timeout: number): 
         : `${u.head}${u.role} ${JSON.stringify(name)} [title]${u.rest}`;
   });
   return lines.join('\n');
-}
-
-function unquote(quoted: string): string {
-  try {
-    return String(JSON.parse(`"${quoted}"`));
-  } catch {
-    // Not JSON-escaped after all: the text between the quotes is the best reading.
-    return quoted;
-  }
 }
 
 /** The element's tooltip (title or a tooltip attribute, its own or its icon's), or undefined. */

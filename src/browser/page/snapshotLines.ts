@@ -82,7 +82,8 @@ function keyColon(s: string): number {
   return -1;
 }
 
-function unquoteYaml(s: string): string {
+/** A YAML-quoted snapshot string ('…' or "…") as the text it stands for; anything else as it is. */
+export function unquoteYaml(s: string): string {
   if (s.length >= 2 && s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'");
   if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) {
     try {

@@ -75,7 +75,7 @@ const MAX_CHILD_NAME_CHARS = 60;
  */
 export function interactiveView(snapshot: string, required: ReadonlySet<string> = new Set()): string {
   const lines = parseSnapshot(snapshot);
-  const groups: { path: string; lines: string[]; inText: number }[] = [];
+  const groups: { path: string; lines: { text: string; inText: boolean }[]; inText: number }[] = [];
   let heading: { line: SnapshotLine; landmarks: number[] } | undefined;
   lines.forEach((line, index) => {
     if (line.role === 'heading') {
@@ -93,18 +93,16 @@ export function interactiveView(snapshot: string, required: ReadonlySet<string> 
       group = { path, lines: [], inText: 0 };
       groups.push(group);
     }
-    if (line.role === 'link' && inRunningText(lines, index)) {
-      group.inText++;
-      group.lines.push(`\u0000${compactLine(lines, index, required)}`);
-    } else group.lines.push(compactLine(lines, index, required));
+    const inText = line.role === 'link' && inRunningText(lines, index);
+    if (inText) group.inText++;
+    group.lines.push({ text: compactLine(lines, index, required), inText });
   });
   const out: string[] = [];
   for (const group of groups) {
     out.push(`# ${group.path === '' ? 'page' : group.path}`);
     let summarised = false;
     for (const line of group.lines) {
-      if (!line.startsWith('\u0000')) out.push(`- ${line}`);
-      else if (group.inText <= MAX_TEXT_LINKS) out.push(`- ${line.slice(1)}`);
+      if (!line.inText || group.inText <= MAX_TEXT_LINKS) out.push(`- ${line.text}`);
       else if (!summarised) {
         summarised = true;
         out.push(`- (${group.inText} links in the text here: find.byText reaches them)`);

@@ -34,7 +34,7 @@ import {
 import type { StoredRead } from '../page/pageRead.js';
 import { UNKNOWN_DOCUMENT, type SessionPage } from './sessionPage.js';
 import { nameIcons } from '../page/iconNames.js';
-import { boxesOf, withBoxes, type Box } from '../page/elementBoxes.js';
+import type { Box } from '../page/elementBoxes.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
@@ -344,42 +344,19 @@ export class Session implements NavigationTarget {
     return on.snapshots.record(text, before === after ? after : UNKNOWN_DOCUMENT, scope);
   }
 
-  /**
-   * The newest snapshot of the whole active page when it has `revision` and the page still shows
-   * its document (its refs are the ones actions accept); undefined otherwise.
-   */
-  async keptSnapshot(revision: number): Promise<SnapshotEntry | undefined> {
-    const latest = this.active.snapshots.latest();
-    if (latest?.revision !== revision || latest.scope !== 'page') return undefined;
-    return latest.document === (await this.active.documentId()) ? latest : undefined;
+  /** The active page's newest whole snapshot when it is `revision` and still of its document. */
+  keptSnapshot(revision: number): Promise<SnapshotEntry | undefined> {
+    return this.active.keptSnapshot(revision);
   }
 
-  /** Playwright's ref for a ref as the active page's snapshots name it; undefined for another page's. */
-  private ariaRef(ref: string): string | undefined {
-    const prefix = this.active.refPrefix;
-    if (prefix === '') return /^p\d/.test(ref) ? undefined : ref;
-    return ref.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
-  }
-
-  /** An answer of the active page's snapshots with the box of each element it names (elementBoxes.ts). */
+  /** An answer of the active page's snapshots with the box of each element it names. */
   withBoxes(text: string, timeout: number): Promise<string> {
-    return withBoxes(this.page, text, (ref) => this.ariaRef(ref), timeout);
+    return this.active.withBoxes(text, timeout);
   }
 
   /** The boxes of elements of the active page, by the refs its snapshots name them with. */
-  async boxes(refs: readonly string[], timeout: number): Promise<Map<string, Box>> {
-    const aria = new Map<string, string>();
-    for (const ref of refs) {
-      const own = this.ariaRef(ref);
-      if (own !== undefined) aria.set(own, ref);
-    }
-    const found = await boxesOf(this.page, [...aria.keys()], timeout);
-    return new Map(
-      [...found].flatMap(([own, box]) => {
-        const named = aria.get(own);
-        return named === undefined ? [] : [[named, box] as const];
-      }),
-    );
+  boxes(refs: readonly string[], timeout: number): Promise<Map<string, Box>> {
+    return this.active.boxes(refs, timeout);
   }
 
   /** The refs of the fields the active page marks required, named as its snapshots name refs. */

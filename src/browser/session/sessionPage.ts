@@ -2,7 +2,8 @@ import type { Locator, Page } from 'playwright-core';
 import { withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { NetworkTracker } from '../network/networkTracker.js';
-import { refLocator, SnapshotHistory } from '../page/pageSnapshot.js';
+import { boxesOf, withBoxes, type Box } from '../page/elementBoxes.js';
+import { refLocator, SnapshotHistory, type SnapshotEntry } from '../page/pageSnapshot.js';
 import type { StoredRead } from '../page/pageRead.js';
 
 /** The session's first page. Its refs keep the plain form (e12, f1e3); other pages' carry their id. */
@@ -105,8 +106,7 @@ export class SessionPage {
       page.evaluate(() => performance.timeOrigin),
       DOCUMENT_CHECK_TIMEOUT_MS,
       () => new Error('document check timeout'),
-    ).then(
-      (value) => value,
+    ).catch(
       // A page navigating on (its context destroyed), closed or frozen: taken for a new document,
       // which only makes older refs stale.
       () => undefined,
@@ -140,6 +140,43 @@ export class SessionPage {
    * The element a ref of this page's last snapshot names. A ref of another page (its prefix says
    * which) is STALE_REF before anything is looked up: it never acts here.
    */
+  /** Playwright's own ref for a ref as this page's snapshots name it; undefined for another page's. */
+  ariaRef(ref: string): string | undefined {
+    const m = NAMED_REF.exec(ref);
+    return m?.[2] !== undefined && (m[1] ?? MAIN_PAGE_ID) === this.id ? m[2] : undefined;
+  }
+
+  /** A snapshot answer of this page with the box of each element it names (elementBoxes.ts). */
+  withBoxes(text: string, timeout: number): Promise<string> {
+    return withBoxes(this.page, text, (ref) => this.ariaRef(ref), timeout);
+  }
+
+  /** The boxes of elements of this page, by the refs its snapshots name them with. */
+  async boxes(refs: readonly string[], timeout: number): Promise<Map<string, Box>> {
+    const named = new Map<string, string>();
+    for (const ref of refs) {
+      const own = this.ariaRef(ref);
+      if (own !== undefined) named.set(own, ref);
+    }
+    const found = await boxesOf(this.page, [...named.keys()], timeout);
+    return new Map(
+      [...named].flatMap(([own, ref]) => {
+        const box = found.get(own);
+        return box === undefined ? [] : [[ref, box] as const];
+      }),
+    );
+  }
+
+  /**
+   * The newest snapshot of the whole page when it has `revision` and the page still shows its
+   * document (its refs are the ones actions accept); undefined otherwise.
+   */
+  async keptSnapshot(revision: number): Promise<SnapshotEntry | undefined> {
+    const latest = this.snapshots.latest();
+    if (latest?.revision !== revision || latest.scope !== 'page') return undefined;
+    return latest.document === (await this.documentId()) ? latest : undefined;
+  }
+
   async refTarget(ref: string): Promise<Locator> {
     const m = NAMED_REF.exec(ref);
     const owner = m?.[1] ?? MAIN_PAGE_ID;
