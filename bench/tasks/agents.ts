@@ -171,7 +171,7 @@ export const field = (snapshot: string, role: string, name: string, value: strin
 /** One match of a find.* answer. */
 export interface FoundMatch {
   ref: string | null;
-  role: string;
+  /** find.byRole's line ('' for find.byText, whose context holds the matching line). */
   line: string;
   context: string;
 }
@@ -186,8 +186,7 @@ export function matchesOf(found: Record<string, unknown> | undefined): FoundMatc
     return [
       {
         ref,
-        role: str(o, 'role'),
-        line: str(o, 'line'),
+        line: typeof o.line === 'string' ? o.line : '',
         context: typeof o.context === 'string' ? o.context : '',
       },
     ];
@@ -197,6 +196,6 @@ export function matchesOf(found: Record<string, unknown> | undefined): FoundMatc
 /** The lines a find.* answer showed: each match's line and context. */
 export function matchText(found: Record<string, unknown> | undefined): string {
   return matchesOf(found)
-    .map((m) => `${m.line}\n${m.context}`)
+    .map((m) => [m.line, m.context].filter((t) => t !== '').join('\n'))
     .join('\n');
 }

@@ -2522,16 +2522,16 @@ export interface FindByRoleResult {
   truncated?: true;
   /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
   revision: number;
-  /** The first matches, in page order (limit at most). */
+  /** The first matches, in page order (limit at most, alike ones counted). */
   matches: Array<{
     /** The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox). */
     ref: string | null;
-    /** The role of the element. */
-    role: string;
     /** Its accessible name, null when it has none. */
     name: string | null;
-    /** Its snapshot line (cut when very long). */
+    /** Its snapshot line, its states ([checked], [disabled] …) with it (cut when very long). */
     line: string;
+    /** The refs of further matches that read the same but for their ref (dozens of links to one term): listed once, here. */
+    alike?: string[];
     /** With boxes: where the element is (absent when it is not rendered). */
     box?: {
       x: number;
@@ -2572,16 +2572,14 @@ export interface FindByTextResult {
   truncated?: true;
   /** The revision of the snapshot the search read: its refs are the ones actions accept now. */
   revision: number;
-  /** The first matches, in page order (limit at most). */
+  /** The first matches, in page order (limit at most, alike ones counted). */
   matches: Array<{
     /** The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox). */
     ref: string | null;
-    /** The role of the matching line: text for a text node (its ref is the enclosing element's). */
-    role: string;
-    /** The matching snapshot line, cut around the match when very long. */
-    line: string;
-    /** Snapshot lines around it: the enclosing line, the siblings before and after (cut short). */
+    /** Snapshot lines around the match: the enclosing line, the sibling before, the matching line (cut around the match when very long) marked <- match, the sibling after; in a table row, the row and each cell's text, the matching cell marked. */
     context: string;
+    /** The refs of further matches that read the same but for their ref (dozens of links to one term): listed once, here. */
+    alike?: string[];
     /** With boxes: where the element is (absent when it is not rendered). */
     box?: {
       x: number;
@@ -3603,6 +3601,8 @@ export interface RpcApi {
     /**
      * Fill an input, textarea or contenteditable element with a value.
      *
+     * Puts the whole value in at once and fires input and change, as Playwright fill does, but no key events: a field that reacts to keydown or keyup (an autocomplete, a filter, a validation on keyup) needs page.type, or a page.press (End) after the fill. The settle then waits for the short timers the key handlers start.
+     *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
      */
@@ -3701,7 +3701,7 @@ export interface RpcApi {
     /**
      * Run several steps in one round trip: actions with their params and expectations (text present, URL …), in order, stopping at the first failure.
      *
-     * Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most.
+     * Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most. A find.* step right after a find.* or page.snapshot step, with no action between, searches the snapshot that step read (its revision), as long as it is still the newest: several searches cost one snapshot.
      *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, TIMEOUT, DIALOG_PENDING.

@@ -38,3 +38,45 @@ describe('find.* on a kept snapshot', () => {
     expect(moved.revision).toBeGreaterThan(fresh.revision);
   });
 });
+
+describe('find.* steps of page.act', () => {
+  interface Act {
+    ok: boolean;
+    steps: { result?: { revision?: number } }[];
+  }
+  const revisions = (act: Act) => act.steps.map((step) => step.result?.revision);
+
+  it('search the snapshot the step before read when no action is between them', async () => {
+    const s = await open('/router');
+    const reads = await s.call<Act>('page.act', {
+      steps: [
+        { method: 'page.snapshot', params: { interactive: true } },
+        { method: 'find.byText', params: { text: 'Inbox' } },
+        { method: 'find.byRole', params: { role: 'button', name: 'Stay here' } },
+      ],
+    });
+    expect(reads.ok).toBe(true);
+    const [snapshot, text, role] = revisions(reads);
+    expect(text).toBe(snapshot);
+    expect(role).toBe(snapshot);
+  });
+
+  it('take a new snapshot after an action step, and when the step names its own revision', async () => {
+    const s = await open('/router');
+    const first = await s.call<Found>('find.byRole', { role: 'button', name: 'Stay here' });
+    const acted = await s.call<Act>('page.act', {
+      steps: [
+        { method: 'find.byText', params: { text: 'Inbox' } },
+        { method: 'page.click', params: { ref: first.matches[0]?.ref } },
+        { method: 'find.byText', params: { text: 'Inbox' } },
+        { method: 'find.byText', params: { text: 'Sent', revision: first.revision } },
+      ],
+    });
+    expect(acted.ok).toBe(true);
+    const [before, , after, named] = revisions(acted);
+    expect(before).toBeGreaterThan(first.revision);
+    expect(after).toBeGreaterThan(before ?? 0);
+    // The revision it named is no longer the newest: a new snapshot, not the one the step before read.
+    expect(named).toBeGreaterThan(after ?? 0);
+  });
+});

@@ -5,6 +5,7 @@ import { ServiceError } from '../../src/errors/serviceError.js';
 import { parseSnapshot } from '../../src/browser/page/snapshotLines.js';
 import {
   contextOf,
+  groupAlike,
   excerpt,
   lineOf,
   matchRole,
@@ -85,7 +86,7 @@ describe('what a match shows', () => {
     expect(context.split('\n')).toEqual([
       '- paragraph [ref=e28]:',
       '  - text: Some text with bold and a',
-      '  - link "link" [ref=e29] [cursor=pointer]:',
+      '  - link "link" [ref=e29] [cursor=pointer]: <- match',
       '  - text: .',
     ]);
   });
@@ -167,5 +168,22 @@ describe('runWithDeadline', () => {
       }
     };
     expect(() => runWithDeadline(loop, 50, () => new Error('late'))).toThrow('late');
+  });
+});
+
+describe('matches that read the same', () => {
+  it('are listed once, the others by ref in alike; a match without a ref stays listed', () => {
+    const shown = [
+      { ref: 'e1', line: 'link "deque" [ref=e1]' },
+      { ref: 'e2', line: 'link "list" [ref=e2]' },
+      { ref: 'e3', line: 'link "deque" [ref=e3]' },
+      { ref: null, line: 'link "deque" [ref=e4]' },
+      { ref: 'e5', line: 'link "deque" [ref=e5]' },
+    ];
+    expect(groupAlike(shown, (m) => m.line)).toEqual([
+      { ref: 'e1', line: 'link "deque" [ref=e1]', alike: ['e3', 'e5'] },
+      { ref: 'e2', line: 'link "list" [ref=e2]' },
+      { ref: null, line: 'link "deque" [ref=e4]' },
+    ]);
   });
 });

@@ -171,3 +171,36 @@ describe('diffSnapshots', () => {
     expect(diffSnapshots(list('same'), list('same'))).toMatchObject({ changed: 0, added: 0 });
   });
 });
+
+describe('a removed subtree', () => {
+  const menu = [
+    '- banner [ref=e1]:',
+    '  - button "Menu" [ref=e2]',
+    '  - list [ref=e3]:',
+    '    - listitem [ref=e4]:',
+    '      - link "Import" [ref=e5]:',
+    '        - /url: "#import"',
+    '    - listitem [ref=e6]:',
+    '      - link "Export" [ref=e7]:',
+    '        - /url: "#export"',
+    '    - listitem [ref=e8]:',
+    '      - link "Settings" [ref=e9]:',
+    '        - /url: "#settings"',
+    '- main [ref=e10]',
+  ].join('\n');
+  const closed = ['- banner [ref=e1]:', '  - button "Menu" [ref=e2]', '- main [ref=e10]'].join('\n');
+
+  it('is one line: its root and what it held, by role', () => {
+    const diff = diffSnapshots(menu, closed, true);
+    expect(diff?.text).toBe('@ banner [ref=e1]:\n- list [ref=e3] (with 3 links inside)');
+    expect(diff?.removed).toBe(3);
+    const whole = diffSnapshots(menu, closed);
+    expect(whole?.text).toBe('@ banner [ref=e1]:\n- list [ref=e3] (with 3 listitems, 3 links inside)');
+  });
+
+  it('of fewer than MIN_FOLDED_REMOVALS lines is listed line by line', () => {
+    const one = menu.split('\n').slice(0, 6).join('\n') + '\n- main [ref=e10]';
+    const diff = diffSnapshots(one, closed, true);
+    expect(diff?.text).toBe('@ banner [ref=e1]:\n- link "Import" [ref=e5]:');
+  });
+});

@@ -9,7 +9,9 @@ import type { SnapshotLine } from './snapshotLines.js';
 export const MAX_MATCH_LINE_CHARS = 300;
 /** Each line of a match's context, and the whole context: enough to tell two matches apart. */
 export const MAX_CONTEXT_LINE_CHARS = 160;
-export const MAX_CONTEXT_CHARS = 600;
+export const MAX_CONTEXT_CHARS = 800;
+/** How a context marks the line (or the row's cell) that matched. */
+export const MATCH_MARK = ' <- match';
 /** A regex runs on at most this much of each name or text: backtracking grows with the input. */
 export const MAX_REGEX_INPUT_CHARS = 2_000;
 /**
@@ -126,7 +128,8 @@ export function lineOf(lines: readonly SnapshotLine[], match: LineMatch): string
 
 /**
  * A few lines around a match, as snapshot lines: its parent, the sibling before it, the line itself
- * and the sibling after it, each cut to MAX_CONTEXT_LINE_CHARS and the whole to MAX_CONTEXT_CHARS.
+ * (cut around the match as lineOf cuts it, and marked) and the sibling after it, the others cut to
+ * MAX_CONTEXT_LINE_CHARS and the whole to MAX_CONTEXT_CHARS.
  */
 export function contextOf(lines: readonly SnapshotLine[], match: LineMatch): string {
   const line = lines[match.index];
@@ -143,12 +146,12 @@ export function contextOf(lines: readonly SnapshotLine[], match: LineMatch): str
     return undefined;
   };
   const base = parent?.depth ?? line.depth;
-  const shown = (l: SnapshotLine | undefined, at = 0) =>
-    l === undefined ? [] : [`${'  '.repeat(l.depth - base)}- ${excerpt(l.text, at, MAX_CONTEXT_LINE_CHARS)}`];
+  const shown = (l: SnapshotLine | undefined) =>
+    l === undefined ? [] : [`${'  '.repeat(l.depth - base)}- ${excerpt(l.text, 0, MAX_CONTEXT_LINE_CHARS)}`];
   const context = [
     ...shown(parent),
     ...shown(sibling(-1)),
-    ...shown(line, match.at),
+    `${'  '.repeat(line.depth - base)}- ${lineOf(lines, match)}${MATCH_MARK}`,
     ...shown(sibling(1)),
   ].join('\n');
   return excerpt(context, 0, MAX_CONTEXT_CHARS);
@@ -188,7 +191,7 @@ function rowContext(lines: readonly SnapshotLine[], row: number, match: LineMatc
           : [line.name, line.value].filter((t) => t !== undefined && t !== '').join(' ');
       if (said !== undefined && said !== '' && said !== cell.name && !texts.includes(said)) texts.push(said);
     }
-    const marked = match.index >= i && match.index <= i + below ? ' <- match' : '';
+    const marked = match.index >= i && match.index <= i + below ? MATCH_MARK : '';
     const value = texts.length > 0 ? `: ${texts.join(' ')}` : '';
     const head = cell.text.endsWith(':') ? cell.text.slice(0, -1) : cell.text;
     out.push(`  - ${excerpt(`${head}${value}`, 0, MAX_CONTEXT_LINE_CHARS)}${marked}`);
@@ -202,4 +205,37 @@ function countBelow(lines: readonly SnapshotLine[], index: number): number {
   let n = 0;
   for (let i = index + 1; i < lines.length && (lines[i]?.depth ?? 0) > depth; i++) n++;
   return n;
+}
+
+/** A shown match: its ref and the text an answer gives for it (its line, or its context). */
+export interface ShownMatch {
+  ref: string | null;
+}
+
+/** Snapshot refs inside shown text, masked when two matches are compared. */
+const REF_IN_TEXT = /\[ref=[^\]]+\]/g;
+
+/**
+ * Matches whose shown text is the same but for their refs (a page's dozens of cross-references to
+ * one term, a list of identical buttons) listed once: the first keeps its place and carries the
+ * others' refs in `alike`, so an answer does not repeat the same lines for each.
+ */
+export function groupAlike<M extends ShownMatch>(
+  matches: readonly M[],
+  shown: (match: M) => string,
+): (M & { alike?: string[] })[] {
+  const firsts = new Map<string, M & { alike?: string[] }>();
+  const out: (M & { alike?: string[] })[] = [];
+  for (const match of matches) {
+    const key = shown(match).replace(REF_IN_TEXT, '[ref]');
+    const first = firsts.get(key);
+    if (first !== undefined && match.ref !== null) {
+      (first.alike ??= []).push(match.ref);
+      continue;
+    }
+    const kept: M & { alike?: string[] } = { ...match };
+    if (first === undefined) firsts.set(key, kept);
+    out.push(kept);
+  }
+  return out;
 }

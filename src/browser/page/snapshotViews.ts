@@ -252,7 +252,7 @@ export function diffSnapshots(
   });
   if (parts === undefined) return undefined;
   const removedByRef = new Map<string, SnapshotLine>();
-  const removed: SnapshotLine[] = [];
+  const removed: number[] = [];
   const added: number[] = [];
   let oldAt = 0;
   let newAt = 0;
@@ -264,7 +264,7 @@ export function diffSnapshots(
         const line = oldLines[oldAt + i];
         if (line === undefined) continue;
         if (line.ref !== undefined) removedByRef.set(line.ref, line);
-        removed.push(line);
+        removed.push(oldAt + i);
       }
     if (!part.added) oldAt += n;
     if (!part.removed) newAt += n;
@@ -290,10 +290,24 @@ export function diffSnapshots(
     }
   }
   let removedCount = 0;
-  for (const line of removed) {
-    if (paired.has(line) || (onlyActionable && !actionable(line))) continue;
-    removedCount++;
-    entries.push({ anchor: parentText(oldLines, line), line: `- ${line.text}` });
+  for (const group of removedSubtrees(oldLines, removed, paired)) {
+    const shown = group.lines.filter((i) => {
+      const line = oldLines[i];
+      return line !== undefined && !(onlyActionable && !actionable(line));
+    });
+    removedCount += shown.length;
+    const root = oldLines[group.root];
+    if (root === undefined || shown.length === 0) continue;
+    const anchor = parentText(oldLines, root);
+    if (shown.length < MIN_FOLDED_REMOVALS) {
+      for (const i of shown) entries.push({ anchor, line: `- ${oldLines[i]?.text ?? ''}` });
+      continue;
+    }
+    const inside = shown
+      .filter((i) => i !== group.root)
+      .map((i) => oldLines[i]?.role ?? '')
+      .filter((role) => !role.startsWith('/'));
+    entries.push({ anchor, line: `- ${root.text.replace(/:$/, '')} (with ${roleCounts(inside)} inside)` });
   }
   const out: string[] = [];
   let lastAnchor: string | undefined;
@@ -303,6 +317,46 @@ export function diffSnapshots(
     out.push(entry.line);
   }
   return { text: out.join('\n'), added: addedCount, removed: removedCount, changed };
+}
+
+/**
+ * A removed subtree with at least this many lines to show is one line (its root, and what it held by
+ * role): a menu or a dialog that closed is one line, not each of its items with its parent.
+ */
+export const MIN_FOLDED_REMOVALS = 3;
+
+/** Removed lines (indexes of the old snapshot) grouped under the highest removed ancestor of each. */
+function removedSubtrees(
+  lines: SnapshotLine[],
+  removed: number[],
+  paired: ReadonlySet<SnapshotLine>,
+): { root: number; lines: number[] }[] {
+  const gone = new Set(
+    removed.filter((i) => {
+      const l = lines[i];
+      return l !== undefined && !paired.has(l);
+    }),
+  );
+  const groups = new Map<number, number[]>();
+  for (const index of gone) {
+    let root = index;
+    for (let up = lines[root]?.parent ?? -1; up !== -1 && gone.has(up); up = lines[up]?.parent ?? -1)
+      root = up;
+    const group = groups.get(root);
+    if (group === undefined) groups.set(root, [index]);
+    else group.push(index);
+  }
+  return [...groups].map(([root, members]) => ({ root, lines: members }));
+}
+
+/** `15 links, 2 buttons`: how many lines of each role, most first. */
+function roleCounts(roles: string[]): string {
+  const counts = new Map<string, number>();
+  for (const role of roles) counts.set(role, (counts.get(role) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, n]) => `${n} ${role}${n === 1 ? '' : 's'}`)
+    .join(', ');
 }
 
 /** The nearest ancestor that says where a line is: one with a name or a landmark role, else the parent. */

@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { parseSnapshot } from '../../browser/page/snapshotLines.js';
 import {
   contextOf,
+  groupAlike,
   lineOf,
+  MATCH_MARK,
   matchRole,
   matchText,
   MAX_REGEX_INPUT_CHARS,
@@ -86,6 +88,13 @@ const MatchRef = Type.Union([Type.String(), Type.Null()], {
     'The ref page.click, page.fill and page.press accept (f1e3 inside a frame); null when the snapshot gives the element none (an option of a combobox).',
 });
 
+const MatchAlike = Type.Optional(
+  Type.Array(Type.String(), {
+    description:
+      'The refs of further matches that read the same but for their ref (dozens of links to one term): listed once, here.',
+  }),
+);
+
 /** What every find.* answer has besides its matches. */
 const answerFields = {
   count: Type.Integer({ description: 'How many lines of the snapshot match (0 when none).' }),
@@ -138,14 +147,17 @@ export const findByRole = defineSessionMethod({
     matches: Type.Array(
       Type.Object({
         ref: MatchRef,
-        role: Type.String({ description: 'The role of the element.' }),
         name: Type.Union([Type.String(), Type.Null()], {
           description: 'Its accessible name, null when it has none.',
         }),
-        line: Type.String({ description: 'Its snapshot line (cut when very long).' }),
+        line: Type.String({
+          description:
+            'Its snapshot line, its states ([checked], [disabled] …) with it (cut when very long).',
+        }),
+        alike: MatchAlike,
         box: MatchBox,
       }),
-      { description: 'The first matches, in page order (limit at most).' },
+      { description: 'The first matches, in page order (limit at most, alike ones counted).' },
     ),
   }),
   errors: ['ACTION_FAILED', 'TIMEOUT'],
@@ -154,20 +166,21 @@ export const findByRole = defineSessionMethod({
     const snapshot = await searched(session, params.revision, params.timeout);
     const lines = parseSnapshot(snapshot.text);
     const found = matchRole(lines, params.role, params.name, params.exact);
-    const listed = found.slice(0, params.limit).map((match) => {
-      const line = lines[match.index];
-      return {
-        ref: refOf(lines, match.index),
-        role: line?.role ?? params.role,
-        name: line?.name ?? null,
-        line: lineOf(lines, match),
-      };
-    });
-    const matches = await boxed(session, listed, params.boxes, params.timeout);
+    const listed = found.slice(0, params.limit).map((match) => ({
+      ref: refOf(lines, match.index),
+      name: lines[match.index]?.name ?? null,
+      line: lineOf(lines, match),
+    }));
+    const matches = await boxed(
+      session,
+      groupAlike(listed, (m) => m.line),
+      params.boxes,
+      params.timeout,
+    );
     return {
       selector: roleSelector(params.role, params.name, params.exact),
       count: found.length,
-      ...(found.length > matches.length ? { truncated: true as const } : {}),
+      ...(found.length > params.limit ? { truncated: true as const } : {}),
       revision: snapshot.revision,
       matches,
     };
@@ -233,20 +246,13 @@ export const findByText = defineSessionMethod({
     matches: Type.Array(
       Type.Object({
         ref: MatchRef,
-        role: Type.String({
-          description:
-            "The role of the matching line: text for a text node (its ref is the enclosing element's).",
-        }),
-        line: Type.String({
-          description: 'The matching snapshot line, cut around the match when very long.',
-        }),
         context: Type.String({
-          description:
-            'Snapshot lines around it: the enclosing line, the siblings before and after (cut short).',
+          description: `Snapshot lines around the match: the enclosing line, the sibling before, the matching line (cut around the match when very long) marked${MATCH_MARK}, the sibling after; in a table row, the row and each cell's text, the matching cell marked.`,
         }),
+        alike: MatchAlike,
         box: MatchBox,
       }),
-      { description: 'The first matches, in page order (limit at most).' },
+      { description: 'The first matches, in page order (limit at most, alike ones counted).' },
     ),
   }),
   errors: ['ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS'],
@@ -258,19 +264,17 @@ export const findByText = defineSessionMethod({
     const found = matchText(lines, query);
     const shown = (match: LineMatch) => ({
       ref: refOf(lines, match.index),
-      role: lines[match.index]?.role ?? 'text',
-      line: lineOf(lines, match),
       context: contextOf(lines, match),
     });
     const matches = await boxed(
       session,
-      found.slice(0, params.limit).map(shown),
+      groupAlike(found.slice(0, params.limit).map(shown), (m) => m.context),
       params.boxes,
       params.timeout,
     );
     return {
       count: found.length,
-      ...(found.length > matches.length ? { truncated: true as const } : {}),
+      ...(found.length > params.limit ? { truncated: true as const } : {}),
       revision: snapshot.revision,
       matches,
     };

@@ -149,6 +149,8 @@ export const pageClick = defineElementAction({
 export const pageFill = defineElementAction({
   name: 'page.fill',
   summary: 'Fill an input, textarea or contenteditable element with a value',
+  description:
+    'Puts the whole value in at once and fires input and change, as Playwright fill does, but no key events: a field that reacts to keydown or keyup (an autocomplete, a filter, a validation on keyup) needs page.type, or a page.press (End) after the fill. The settle then waits for the short timers the key handlers start.',
   params: {
     value: Type.String({
       maxLength: 1_000_000,

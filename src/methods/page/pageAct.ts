@@ -126,6 +126,21 @@ function withoutKnown(method: string, result: unknown, seen: { url: string | und
   return { ...known, url };
 }
 
+/** Steps that take a snapshot of the whole page and answer its revision. */
+const SNAPSHOT_READS = new Set(['find.byRole', 'find.byText', 'page.snapshot']);
+/** Steps that search a snapshot and can be given the revision of one already taken. */
+const SNAPSHOT_SEARCHES = new Set(['find.byRole', 'find.byText']);
+
+/**
+ * The revision a step's answer names when it read a snapshot (a later search right after it may
+ * search the same one), else undefined.
+ */
+function revisionRead(method: string, result: unknown): number | undefined {
+  if (!SNAPSHOT_READS.has(method) || typeof result !== 'object' || result === null) return undefined;
+  const revision: unknown = Reflect.get(result, 'revision');
+  return typeof revision === 'number' ? revision : undefined;
+}
+
 /** Step methods whose answer's url is not the page's (network.get: the request's URL as asked). */
 const NOT_PAGE_URL = new Set(['network.get']);
 
@@ -134,7 +149,7 @@ export const pageAct = defineSessionMethod({
   summary:
     'Run several steps in one round trip: actions with their params and expectations (text present, URL …), in order, stopping at the first failure',
   description:
-    "Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most.",
+    "Each step is a method of this session with its params (session_id is page.act's), or an expect: page.waitFor's conditions with a short default timeout. Steps run one after another under the session's lock, each as a call of its own would (its params validated, its answer or error recorded). The first failing step stops the run: its error is in its entry and the steps after it are not run. Every step's shape and method are checked before the first runs; its params are checked when it runs, as for a call of its own (a bad one fails that step with -32602). timeout bounds the whole run: a step starting later gets what is left as its own timeout at most. A find.* step right after a find.* or page.snapshot step, with no action between, searches the snapshot that step read (its revision), as long as it is still the newest: several searches cost one snapshot.",
   params: {
     steps: Type.Array(Step, { minItems: 1, maxItems: MAX_ACT_STEPS, description: 'The steps, in order.' }),
     timeout: Type.Integer({
@@ -163,6 +178,9 @@ export const pageAct = defineSessionMethod({
     const planned = plan(params.steps);
     const deadline = Date.now() + params.timeout;
     const seen = { url: undefined as string | undefined };
+    // The snapshot the step before read: a search right after it, with no action between, searches
+    // it again rather than taking another (the kept snapshot is used only while still the newest).
+    let lastRead: number | undefined;
     const results: {
       method?: string;
       ok?: false;
@@ -188,11 +206,15 @@ export const pageAct = defineSessionMethod({
         ...step.params,
         session_id: session.id,
         ...(step.timeout && own !== undefined && own > left ? { timeout: left } : {}),
+        ...(lastRead !== undefined && SNAPSHOT_SEARCHES.has(step.method) && step.params.revision === undefined
+          ? { revision: lastRead }
+          : {}),
       };
       // A goto's own URL is known to the caller: its answer names the URL only when it landed elsewhere.
       if (step.method === 'page.goto' && typeof step.params.url === 'string') seen.url = step.params.url;
       try {
         const result = await ctx.services.call(step.method, stepParams, ctx);
+        lastRead = revisionRead(step.method, result);
         // The caller knows which method each step ran: a step that succeeded answers its result alone,
         // without a page URL it already has.
         results.push({ result: withoutKnown(step.method, result, seen) });
