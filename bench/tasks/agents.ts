@@ -110,11 +110,12 @@ export function refOf(text: string, role: string, name: string, options: { exact
 
 /**
  * The ref of the first line of `role` whose text (after its colon, not its name) is `content`:
- * `- generic [ref=e379]: set greeting`, `- textbox [active] [ref=e143]: New Tiddler`.
+ * `- generic [ref=e379]: set greeting`, `- textbox [active] [ref=e143]: New Tiddler` (a find's
+ * context marks it `<- match`).
  */
 export function refOfText(text: string, role: string, content: string): string {
   const re = new RegExp(
-    `^[\\s+~-]*${escapeRegex(role)}\\b[^\\n]*?\\[ref=([^\\]]+)\\][^\\n]*?: "?${escapeRegex(content)}"?\\s*$`,
+    `^[\\s+~-]*${escapeRegex(role)}\\b[^\\n]*?\\[ref=([^\\]]+)\\][^\\n]*?: "?${escapeRegex(content)}"?(?: <- match)?\\s*$`,
     'im',
   );
   const ref = re.exec(text)?.[1];
