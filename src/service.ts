@@ -133,12 +133,17 @@ export async function startService(
         windowMs: config.poolDemandWindowMs,
         refillIdleMs: config.poolRefillIdleMs,
       },
-      context: { clipboardChars: config.maxClipboardChars },
+      context: {
+        clipboardChars: config.maxClipboardChars,
+        consoleRate: config.pageBudget.rate,
+        consoleBurst: config.pageBudget.burst,
+      },
       idPrefix: sessionIdPrefix(config.replicaId),
       session: {
         console: config.consoleBufferSize,
         network: config.networkBufferSize,
         events: config.maxSessionEvents,
+        budget: config.pageBudget,
         requestDetails: config.maxNetworkDetails,
         maxQueuedCalls: config.maxQueuedCallsPerSession,
         settle: {

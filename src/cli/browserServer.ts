@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { chromium, type BrowserServer } from 'playwright-core';
-import { resolveBrowser, serviceLaunchArgs } from '../browser/engine/browserResolve.js';
+import { IGNORED_DEFAULT_ARGS, resolveBrowser, serviceLaunchArgs } from '../browser/engine/browserResolve.js';
 import { watchParent } from './parentWatch.js';
 import { UsageError } from './serviceUrl.js';
 
@@ -72,6 +72,7 @@ export async function launchBrowserServer(args: BrowserServerArgs): Promise<Brow
     executablePath: resolved.executablePath,
     headless: true,
     args: launchArgs,
+    ignoreDefaultArgs: [...IGNORED_DEFAULT_ARGS],
     chromiumSandbox: !launchArgs.includes('--no-sandbox'),
     proxy: { server: DENY_ALL_PROXY },
     host: args.host,

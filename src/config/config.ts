@@ -74,6 +74,8 @@ export interface Config
   networkBufferSize: number;
   /** MAX_SESSION_EVENTS: entries each session's event log keeps. */
   maxSessionEvents: number;
+  /** PAGE_EVENT_RATE, PAGE_EVENT_BURST, PAGE_THROTTLE_AFTER_MS, PAGE_THROTTLE_RATE. */
+  pageBudget: { rate: number; burst: number; throttleAfterMs: number; throttleRate: number };
   settleQuietMs: number;
   settleBodyGraceMs: number;
   settleMaxPendingMs: number;
@@ -334,6 +336,12 @@ export function loadConfig(env: Source = process.env): Config {
     consoleBufferSize: int('CONSOLE_BUFFER_SIZE', get('CONSOLE_BUFFER_SIZE'), 1, 1_000_000),
     networkBufferSize: int('NETWORK_BUFFER_SIZE', get('NETWORK_BUFFER_SIZE'), 1, 1_000_000),
     maxSessionEvents: int('MAX_SESSION_EVENTS', get('MAX_SESSION_EVENTS'), 1, 1_000_000),
+    pageBudget: {
+      rate: int('PAGE_EVENT_RATE', get('PAGE_EVENT_RATE'), 1, 1_000_000),
+      burst: int('PAGE_EVENT_BURST', get('PAGE_EVENT_BURST'), 1, 1_000_000),
+      throttleAfterMs: int('PAGE_THROTTLE_AFTER_MS', get('PAGE_THROTTLE_AFTER_MS'), 0, 3_600_000),
+      throttleRate: int('PAGE_THROTTLE_RATE', get('PAGE_THROTTLE_RATE'), 1, 100),
+    },
     settleQuietMs: int('SETTLE_QUIET_MS', get('SETTLE_QUIET_MS'), 0, 60_000),
     settleBodyGraceMs: int('SETTLE_BODY_GRACE_MS', get('SETTLE_BODY_GRACE_MS'), 0, 600_000),
     settleMaxPendingMs: int('SETTLE_MAX_PENDING_MS', get('SETTLE_MAX_PENDING_MS'), 0, 600_000),

@@ -238,6 +238,29 @@ export const CONFIG_KEYS = {
     group: 'sessions',
     description: 'Network entries kept per session (a ring buffer).',
   },
+  PAGE_EVENT_RATE: {
+    default: '200',
+    group: 'sessions',
+    description:
+      "Entries of each kind (console, page errors, network, navigations) one page may record a second; past it (and past PAGE_EVENT_BURST) they are dropped, counted, and the owner gets a warning in the session's console log once a second. Console calls past it are dropped in the page itself, before they cross the browser pipe every session shares.",
+  },
+  PAGE_EVENT_BURST: {
+    default: '1000',
+    group: 'sessions',
+    description: 'Entries of each kind one page may record at once before PAGE_EVENT_RATE applies.',
+  },
+  PAGE_THROTTLE_AFTER_MS: {
+    default: '5000',
+    group: 'sessions',
+    description:
+      'How long a page must keep exceeding PAGE_EVENT_RATE before its CPU is slowed by PAGE_THROTTLE_RATE (with a warning to its owner).',
+  },
+  PAGE_THROTTLE_RATE: {
+    default: '20',
+    group: 'sessions',
+    description:
+      "How many times slower a flooding page's CPU runs, until the page closes (Chromium's CPU throttling); 1: never slowed.",
+  },
   MAX_SESSION_EVENTS: {
     default: '1000',
     group: 'sessions',

@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { refusedBeforeRun } from '../../errors/serviceError.js';
 import type { Logger } from '../../observability/logger.js';
 import { BrowserUnavailableError } from './browserErrors.js';
+import { IGNORED_DEFAULT_ARGS } from './browserResolve.js';
 import type { BrowserSourceEvents } from './browserSource.js';
 
 /** Relaunch back-off after the browser dies: quick first, capped so a broken install does not spin. */
@@ -72,6 +73,7 @@ export class BrowserHost extends EventEmitter<BrowserHostEvents> {
       executablePath: this.options.executablePath,
       headless: this.options.headless,
       args: this.options.args,
+      ignoreDefaultArgs: [...IGNORED_DEFAULT_ARGS],
       // Chromium's sandbox stays on unless running as root, where it cannot start (launchArgs adds --no-sandbox).
       chromiumSandbox: !this.options.args.includes('--no-sandbox'),
       timeout: this.options.launchTimeoutMs,

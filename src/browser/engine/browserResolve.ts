@@ -62,6 +62,14 @@ export const WEBRTC_LAUNCH_ARGS: readonly string[] = ['--webrtc-ip-handling-poli
  */
 export const AUTOMATION_LAUNCH_ARGS: readonly string[] = ['--disable-blink-features=AutomationControlled'];
 
+/**
+ * Playwright's default flags the service leaves out. `--disable-ipc-flooding-protection` turns off
+ * Chromium's limit on a page's history and location changes (200 in 10 s, as in a browser a person
+ * uses): without the limit, a page doing 20,000 pushState and hash changes a second sends each one
+ * over the browser pipe every session shares, and other tenants' calls time out behind them.
+ */
+export const IGNORED_DEFAULT_ARGS: readonly string[] = ['--disable-ipc-flooding-protection'];
+
 /** Chromium flags: a closed network stalls Chromium's background services, so they are off. */
 export function launchArgs(runningAsRoot: boolean): string[] {
   const args = [

@@ -3,7 +3,7 @@ import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-cor
 import type { Logger } from '../../observability/logger.js';
 import type { BrowserSource } from './browserSource.js';
 import { DeadlineError, withDeadline } from '../../errors/deadline.js';
-import { PAGE_GUARD_SCRIPT } from './pageGuards.js';
+import { pageGuardScript } from './pageGuards.js';
 import { TIMER_TRACKER_SCRIPT } from './pageTimers.js';
 import type { PoolPolicy } from './poolPolicy.js';
 import { installClipboard } from './sessionClipboard.js';
@@ -36,6 +36,9 @@ export type ContextOverrides = Pick<
 export interface ContextLimits {
   /** MAX_CLIPBOARD_CHARS: what the context's clipboard holds at most. */
   clipboardChars: number;
+  /** PAGE_EVENT_RATE and PAGE_EVENT_BURST: console calls a document may make before they are dropped in it. */
+  consoleRate?: number;
+  consoleBurst?: number;
 }
 
 /** Whether a context with these overrides is a default one apart from its viewport (a pooled one will do). */
@@ -95,7 +98,9 @@ async function openContextUnbounded(
     ignoreHTTPSErrors: true,
   });
   try {
-    await context.addInitScript(`${PAGE_GUARD_SCRIPT}\n${TIMER_TRACKER_SCRIPT}`);
+    await context.addInitScript(
+      `${pageGuardScript({ rate: limits.consoleRate, burst: limits.consoleBurst })}\n${TIMER_TRACKER_SCRIPT}`,
+    );
     await installClipboard(context, limits.clipboardChars);
     return { context, page: await context.newPage() };
   } catch (error) {

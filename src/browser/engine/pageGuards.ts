@@ -16,19 +16,63 @@ export function capUrl(url: string): string {
     : url;
 }
 
+/** Console calls a document may make a second, and at once, before they are dropped in it (PAGE_EVENT_RATE, PAGE_EVENT_BURST). */
+export const DEFAULT_CONSOLE_RATE = 200;
+export const DEFAULT_CONSOLE_BURST = 1000;
+/** The page tells its owner how many console calls it dropped at most this often. */
+export const CONSOLE_DROP_REPORT_MS = 1000;
+/** How the page's own report of what it dropped begins (a warning in the session's console log). */
+export const CONSOLE_DROP_MARK = '[playwright-jsonrpc]';
+
 /**
  * Runs in every document of a service context before the page's own scripts: console methods cut
- * long string arguments, so one console.log of 500 MB sends 4 KB over CDP. A page can still reach an
- * unwrapped console through a realm the script has not run in yet (docs/security.md says so); the
- * service's own clip of every message stays behind it.
+ * long string arguments, so one console.log of 500 MB sends 4 KB over CDP, and past `rate` calls a
+ * second (after a burst) they do nothing but count, so a page logging in a loop does not flood the
+ * browser pipe every session shares; once a second the count is one warning. A page can still reach
+ * an unwrapped console through a realm the script has not run in yet (docs/security.md says so);
+ * the service's own clip of every message and its budget per page (session/pageFlood.ts) stay
+ * behind it.
  */
-export const PAGE_GUARD_SCRIPT = `(() => {
+export function pageGuardScript(budget: { rate?: number; burst?: number } = {}): string {
+  const rate = budget.rate ?? DEFAULT_CONSOLE_RATE;
+  const burst = budget.burst ?? DEFAULT_CONSOLE_BURST;
+  return `(() => {
   const max = ${MAX_CONSOLE_ARG_CHARS};
+  const rate = ${rate};
+  const burst = ${burst};
   const cut = (v) => typeof v === 'string' && v.length > max ? v.slice(0, max) + '… [cut in the page: ' + (v.length - max) + ' more chars]' : v;
+  const now = performance.now.bind(performance);
+  const later = window.setTimeout.bind(window);
+  const warn = console.warn;
+  let tokens = burst;
+  let last = now();
+  let dropped = 0;
+  let reporting = false;
+  const admit = () => {
+    const at = now();
+    tokens = Math.min(burst, tokens + ((at - last) * rate) / 1000);
+    last = at;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    dropped++;
+    if (!reporting) {
+      reporting = true;
+      later(() => {
+        reporting = false;
+        const n = dropped;
+        dropped = 0;
+        warn.call(console, ${JSON.stringify(CONSOLE_DROP_MARK)} + ' ' + n + ' console calls of this page dropped in the page: over ' + rate + ' a second (PAGE_EVENT_RATE, PAGE_EVENT_BURST)');
+      }, ${CONSOLE_DROP_REPORT_MS});
+    }
+    return false;
+  };
   for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'count', 'timeLog', 'group', 'groupCollapsed']) {
     const original = console[name];
     if (typeof original !== 'function') continue;
-    const wrapped = function (...args) { return original.apply(this, args.map(cut)); };
+    const wrapped = function (...args) { return admit() ? original.apply(this, args.map(cut)) : undefined; };
     console[name] = wrapped;
   }
 })();`;
+}

@@ -60,6 +60,7 @@ const ADOPTED_PAGE_EVENTS = [
 ] as const;
 
 export type { ConsoleEntry, NetworkEntry, PageErrorEntry } from '../events/signalEntries.js';
+import type { PageBudgetOptions } from '../events/eventBudget.js';
 
 export interface SessionOptions {
   /** Ring buffer sizes, and the requests whose details network.get reads (MAX_NETWORK_DETAILS). */
@@ -68,6 +69,8 @@ export interface SessionOptions {
   requestDetails: number;
   /** Entries the session's event log keeps (MAX_SESSION_EVENTS). */
   events: number;
+  /** What each page may record a second, and what happens to a page that keeps exceeding it. */
+  budget?: PageBudgetOptions;
   /** How a networkidle wait decides the page has settled (see NetworkTracker). */
   settle: Omit<SettleOptions, 'timeoutMs'>;
   downloads: DownloadLimits;

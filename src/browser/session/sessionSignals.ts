@@ -1,13 +1,15 @@
 import type { ConsoleMessage, Frame, Page, Request, Response } from 'playwright-core';
 import { BLOCKED_HEADER } from '../network/egressProxy.js';
 import type { BlockedEntry } from '../page/navigation.js';
-import { capUrl } from '../engine/pageGuards.js';
+import { capUrl, CONSOLE_DROP_MARK } from '../engine/pageGuards.js';
 import { RequestLog } from '../network/requestLog.js';
 import { RingBuffer } from '../events/ringBuffer.js';
 import type { SessionEvents } from '../events/sessionEvents.js';
 import type { SessionLog } from '../events/sessionLog.js';
 import type { ConsoleEntry, NetworkEntry, PageErrorEntry } from '../events/signalEntries.js';
 import type { UrlPolicy } from '../network/urlPolicy.js';
+import { DEFAULT_PAGE_BUDGET, type PageBudgetOptions } from '../events/eventBudget.js';
+import { PageFlood } from './pageFlood.js';
 
 /** How Chromium reports a request cancelled by the page itself (navigating on, closing). */
 const ABORTED = /ERR_ABORTED/;
@@ -42,11 +44,13 @@ export class SessionSignals {
    * that raised it waits for its download.
    */
   downloadsExpected = 0;
+  /** What each page may record a second (PAGE_EVENT_RATE …): past it, entries are dropped and counted. */
+  private readonly budget: PageBudgetOptions;
 
   constructor(
     private readonly policy: UrlPolicy,
     /** Ring buffer sizes, and the requests whose details are kept (MAX_NETWORK_DETAILS). */
-    sizes: { console: number; network: number; requestDetails: number },
+    sizes: { console: number; network: number; requestDetails: number; budget?: PageBudgetOptions },
     /** The session's main frame now: a blocked request there fails the navigation in progress. */
     private readonly mainFrame: () => Frame,
     /** The action report's digest: errors and failures are also recorded there. */
@@ -54,6 +58,7 @@ export class SessionSignals {
     /** The session's event log: every kind is recorded there first, and the buffers keep its seq. */
     private readonly log: SessionLog,
   ) {
+    this.budget = sizes.budget ?? DEFAULT_PAGE_BUDGET;
     this.console = new RingBuffer(sizes.console);
     this.pageErrors = new RingBuffer(sizes.console);
     this.network = new RingBuffer(sizes.network);
@@ -66,16 +71,25 @@ export class SessionSignals {
    * SessionDialogs'. The request listeners only note an id and a reference: nothing is asked of the browser.
    */
   attach(page: Page, pageId?: string): void {
-    page.on('request', (r) => this.onRequest(r, pageId));
+    const flood = new PageFlood(page, this.budget, (type, text) => this.note(type, text));
+    page.on('request', (r) => this.onRequest(r, pageId, flood.admit('network')));
     page.on('requestfinished', (r) => this.requests.finished(r));
-    page.on('console', (m) => this.onConsole(m, pageId));
-    page.on('pageerror', (error) =>
-      this.pageError(clip(error.message), error.stack === undefined ? undefined : clip(error.stack), pageId),
-    );
-    page.on('response', (r) => this.onResponse(r, pageId));
-    page.on('requestfailed', (r) => this.onRequestFailed(r, pageId));
+    page.on('console', (m) => {
+      const report = m.type() === 'warning' && m.text().startsWith(CONSOLE_DROP_MARK);
+      if (flood.admit(report ? 'dropReport' : 'console')) this.onConsole(m, pageId);
+    });
+    page.on('pageerror', (error) => {
+      if (flood.admit('pageerror'))
+        this.pageError(
+          clip(error.message),
+          error.stack === undefined ? undefined : clip(error.stack),
+          pageId,
+        );
+    });
+    page.on('response', (r) => this.onResponse(r, pageId, flood.admit('network')));
+    page.on('requestfailed', (r) => this.onRequestFailed(r, pageId, flood.admit('network')));
     page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame())
+      if (frame === page.mainFrame() && flood.admit('navigation'))
         this.log.record({ kind: 'navigation', url: capUrl(frame.url()), page_id: pageId });
     });
   }
@@ -138,8 +152,10 @@ export class SessionSignals {
     return this.blocked.drain().items;
   }
 
-  private onRequest(request: Request, pageId: string | undefined): void {
+  /** `recorded`: whether the page's budget admits its log entry (the request is tracked either way). */
+  private onRequest(request: Request, pageId: string | undefined, recorded: boolean): void {
     this.requests.seen(request, pageId);
+    if (!recorded) return;
     this.log.record({
       kind: 'request',
       request_id: this.requests.idOf(request),
@@ -161,7 +177,7 @@ export class SessionSignals {
     this.console.push({ seq, type: message.type(), text, location, timestamp: new Date().toISOString() });
   }
 
-  private onResponse(response: Response, pageId: string | undefined): void {
+  private onResponse(response: Response, pageId: string | undefined, recorded: boolean): void {
     const request = response.request();
     const headers = response.headers();
     const blocked = headers[BLOCKED_HEADER] === '1';
@@ -180,15 +196,17 @@ export class SessionSignals {
       resourceType: request.resourceType(),
       ...(blocked ? { blocked: true, failure: 'blocked by the allow-list' } : {}),
     };
-    const { id: requestId, ...fields } = entry;
-    const seq = this.log.record({ kind: 'response', request_id: requestId, ...fields, page_id: pageId });
-    this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
+    if (recorded) {
+      const { id: requestId, ...fields } = entry;
+      const seq = this.log.record({ kind: 'response', request_id: requestId, ...fields, page_id: pageId });
+      this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
+    }
     if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
     if (blocked || response.status() >= 400)
       this.pushRequestFailed(request, blocked ? 'blocked by the allow-list' : `HTTP ${response.status()}`);
   }
 
-  private onRequestFailed(request: Request, pageId: string | undefined): void {
+  private onRequestFailed(request: Request, pageId: string | undefined, recorded: boolean): void {
     const failure = request.failure()?.errorText ?? 'failed';
     // A download, not a failure: its response (status 200) is already in the network buffer.
     if (this.attachments.has(request) && ABORTED.test(failure)) return;
@@ -206,9 +224,16 @@ export class SessionSignals {
       failure: reported,
       ...(blocked ? { blocked: true } : {}),
     };
-    const { id: requestId, status: _status, ...fields } = entry;
-    const seq = this.log.record({ kind: 'requestfailed', request_id: requestId, ...fields, page_id: pageId });
-    this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
+    if (recorded) {
+      const { id: requestId, status: _status, ...fields } = entry;
+      const seq = this.log.record({
+        kind: 'requestfailed',
+        request_id: requestId,
+        ...fields,
+        page_id: pageId,
+      });
+      this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
+    }
     // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
     // about the navigation in progress: it must not fail it.
     if (!verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
