@@ -2823,7 +2823,7 @@ export interface AgentsConfigureLLMParams {
 /** Result of agents.configureLLM. */
 export type AgentsConfigureLLMResult = unknown;
 
-/** Params of tabs.list: List the tabs of the CDP_URL browser. */
+/** Params of tabs.list: List the tabs of the CDP_URL browser that the caller may use. */
 export interface TabsListParams {
   /** Accepted and ignored: a read-only call runs again on a repeat. */
   idempotency_key?: string;
@@ -2835,9 +2835,9 @@ export interface TabsListResult {
     tabId: string;
     url: string;
     title: string;
-    /** The session attached to this tab by tabs.attach when it is the caller's (or the caller holds ADMIN_API_KEY); null when none is, or when it is another API key's. */
+    /** The session attached to this tab by tabs.attach when the caller may use it (its own; any for ADMIN_API_KEY); null otherwise. */
     session_id: string | null;
-    /** Whether a session is attached to this tab, the caller's or another API key's. */
+    /** Whether a session is attached to this tab. */
     attached: boolean;
   }>;
 }
@@ -4036,9 +4036,9 @@ export interface RpcApi {
   };
   tabs: {
     /**
-     * List the tabs of the CDP_URL browser.
+     * List the tabs of the CDP_URL browser that the caller may use.
      *
-     * Needs CDP_URL: a Chrome started with --remote-debugging-port.
+     * Needs CDP_URL: a Chrome started with --remote-debugging-port. Lists the tabs the calling API key opened or attached and the tabs no key has (the browser's own, never attached); ADMIN_API_KEY sees every tab.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: RESOURCE_UNAVAILABLE, TIMEOUT.
@@ -4047,7 +4047,7 @@ export interface RpcApi {
     /**
      * Open a tab on a URL (inside the allow-list) in the CDP_URL browser.
      *
-     * Needs CDP_URL: a Chrome started with --remote-debugging-port.
+     * Needs CDP_URL: a Chrome started with --remote-debugging-port. A tab opened or attached is the calling API key's until it closes: another key's tab is refused as a tab that does not exist (ADMIN_API_KEY reaches every tab).
      *
      * Not read-only: never retried by the client.
      * Errors: NAVIGATION_BLOCKED, RESOURCE_UNAVAILABLE, TIMEOUT.
@@ -4056,7 +4056,7 @@ export interface RpcApi {
     /**
      * Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends).
      *
-     * Needs CDP_URL: a Chrome started with --remote-debugging-port.
+     * Needs CDP_URL: a Chrome started with --remote-debugging-port. A tab opened or attached is the calling API key's until it closes: another key's tab is refused as a tab that does not exist (ADMIN_API_KEY reaches every tab).
      *
      * Not read-only: never retried by the client.
      * Errors: ACTION_FAILED, RESOURCE_UNAVAILABLE, TIMEOUT.
@@ -4065,7 +4065,7 @@ export interface RpcApi {
     /**
      * Attach to a tab of the CDP_URL browser: returns a session_id every page.*, screenshot and logs.* method works on.
      *
-     * Needs CDP_URL: a Chrome started with --remote-debugging-port. Attaching the same tab again returns the same session. session.close detaches without closing the tab. Only what happens after attaching is recorded.
+     * Needs CDP_URL: a Chrome started with --remote-debugging-port. Attaching the same tab again returns the same session. session.close detaches without closing the tab. Only what happens after attaching is recorded. A tab opened or attached is the calling API key's until it closes: another key's tab is refused as a tab that does not exist (ADMIN_API_KEY reaches every tab).
      *
      * Not read-only: never retried by the client.
      * Errors: ACTION_FAILED, RESOURCE_UNAVAILABLE, TIMEOUT, LIMIT_REACHED.

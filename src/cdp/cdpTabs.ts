@@ -1,9 +1,13 @@
+// Past ~300 lines: the one CDP connection, the pages found on it and the sessions on its tabs are
+// one state every tabs.* call reads and changes; who owns a tab is apart, in tabOwners.ts.
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
+import type { SessionCaller } from '../browser/engine/sessionOwners.js';
 import type { UrlPolicy } from '../browser/network/urlPolicy.js';
 import type { Logger } from '../observability/logger.js';
 import { guardTab } from './tabGuard.js';
 import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';
+import { TabOwners } from './tabOwners.js';
 
 /** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
  * target list a moment later: tabs.attach and tabs.close look this often… */
@@ -50,7 +54,8 @@ function firstLine(error: unknown): string {
  * The tabs of an existing Chrome (CDP_URL), over one Playwright connectOverCDP connection made on
  * first use and remade after it drops. Tabs are CDP page targets, named by their target id. Seed 000
  * opened a fresh WebSocket per command and hung on Target.createTarget; here one connection carries
- * every command and each has a deadline.
+ * every command and each has a deadline. Every call names its caller: a tab the service opened or
+ * attached is its caller's (TabOwners), and another caller is answered as if it did not exist.
  */
 export class CdpTabs {
   private browser: Browser | undefined;
@@ -61,14 +66,26 @@ export class CdpTabs {
   /** tabId → id of the session attached to it. */
   private readonly sessions = new Map<string, string>();
   private readonly attaching = new Map<string, Promise<string>>();
+  /** Who opened or attached each tab; outlives a dropped connection, as target ids do. */
+  private readonly owners = new TabOwners();
   private closed = false;
 
   constructor(private readonly options: CdpTabsOptions) {}
 
-  async list(): Promise<TabInfo[]> {
+  /** How many tabs have an owner (tests read it: no more than the tabs that exist). */
+  get ownedTabs(): number {
+    return this.owners.size;
+  }
+
+  /** The tabs `caller` may see: those nobody owns and its own (every tab for an admin). */
+  async list(caller: SessionCaller): Promise<TabInfo[]> {
+    const mark = this.owners.mark();
     const targets = await this.command('tabs.list', (cdp) => cdp.send('Target.getTargets'));
-    return targets.targetInfos
-      .filter((t) => t.type === 'page')
+    const pages = targets.targetInfos.filter((t) => t.type === 'page');
+    // The owners of tabs that closed are forgotten here, whoever closed them.
+    this.owners.retain(new Set(pages.map((t) => t.targetId)), mark);
+    return pages
+      .filter((t) => this.owners.reachable(t.targetId, caller))
       .map((t) => ({
         tabId: t.targetId,
         url: t.url,
@@ -80,13 +97,16 @@ export class CdpTabs {
   /**
    * Opens a tab on the URL (the caller checked it against the allow-list) and returns its id once
    * its document loaded (DOMContentLoaded, bounded). The tab starts on about:blank and is guarded
-   * before it navigates, so the allow-list holds from its first request.
+   * before it navigates, so the allow-list holds from its first request. It is the caller's from
+   * the moment the browser answers, before any other call can list it.
    */
-  async open(url: string, background: boolean): Promise<string> {
-    const { targetId } = await this.command('tabs.open', (cdp) =>
-      cdp.send('Target.createTarget', { url: 'about:blank', background }),
-    );
-    const { page } = await this.page(targetId, 'tabs.open');
+  async open(url: string, background: boolean, caller: SessionCaller): Promise<string> {
+    const targetId = await this.command('tabs.open', async (cdp) => {
+      const created = await cdp.send('Target.createTarget', { url: 'about:blank', background });
+      this.owners.assign(created.targetId, caller.id);
+      return created.targetId;
+    });
+    const { page } = await this.page(targetId, 'tabs.open', caller);
     await this.guard(page);
     if (url !== 'about:blank') {
       await page.goto(url, { waitUntil: 'commit', timeout: this.options.commandTimeoutMs });
@@ -123,9 +143,10 @@ export class CdpTabs {
    * Closes a tab and returns once the browser no longer lists it: Target.closeTarget answers before
    * the target is destroyed, and a caller listing tabs right after must not still see it. A tab
    * that stays (its page cancelled the unload) fails the call without touching the connection.
+   * Another caller's tab is refused as a tab that does not exist, so its session never ends here.
    */
-  async closeTab(tabId: string): Promise<void> {
-    await this.requireTab(tabId);
+  async closeTab(tabId: string, caller: SessionCaller): Promise<void> {
+    await this.requireTab(tabId, caller);
     // Inside the command deadline, so a slow close is this call's failure, not a dead connection.
     const waitMs = Math.min(TAB_CLOSE_WAIT_MS, Math.floor(this.options.commandTimeoutMs / 2));
     const outcome = await this.command('tabs.close', async (cdp) => {
@@ -142,28 +163,36 @@ export class CdpTabs {
     if (outcome === 'refused') throw new TabCloseError(tabId, 'the browser refused to close it');
     if (outcome === 'still open')
       throw new TabCloseError(tabId, `it was still open ${waitMs} ms after the close (a beforeunload?)`);
+    this.owners.forget(tabId);
   }
 
   /**
    * The session on a tab, made once: concurrent attaches of one tab share it, and a tab whose
    * session is still live (`live`) gets the same one back. `adopt` turns the page into a session.
+   * A tab nobody owns becomes the caller's (until it closes); another caller's tab is refused as
+   * one that does not exist, and of two callers attaching a tab nobody owns at once, one gets it.
    */
-  attach(
+  async attach(
     tabId: string,
+    caller: SessionCaller,
     adopt: (tab: TabPage) => Promise<string>,
     live: (sessionId: string) => boolean,
     /** Ends a session that was made after the deadline had already failed the call. */
     undo: (sessionId: string) => Promise<void>,
   ): Promise<string> {
+    await this.requireTab(tabId, caller);
+    // Taken right after the check, with nothing awaited between: a second caller finds it taken.
+    const claim = this.owners.claim(tabId, caller);
+    if (claim === 'refused') throw new TabNotFoundError(tabId);
     const existing = this.sessions.get(tabId);
-    if (existing !== undefined && live(existing)) return Promise.resolve(existing);
+    if (existing !== undefined && live(existing)) return existing;
     let pending = this.attaching.get(tabId);
     if (pending === undefined) {
       // Finding the page, routing it and adopting it: each step talks to the browser, so all are bounded.
       const timeoutMs = PAGE_APPEAR_TIMEOUT_MS + this.options.commandTimeoutMs;
       let timedOut = false;
       const work = (async () => {
-        const tab = await this.page(tabId, 'tabs.attach');
+        const tab = await this.page(tabId, 'tabs.attach', caller);
         await this.guard(tab.page);
         const sessionId = await adopt(tab);
         // Attached after the caller was told it failed: undo it, so no session nobody knows of lingers.
@@ -184,7 +213,13 @@ export class CdpTabs {
       }).finally(() => this.attaching.delete(tabId));
       this.attaching.set(tabId, pending);
     }
-    return pending;
+    try {
+      return await pending;
+    } catch (error) {
+      // An attach that made no session leaves a tab nobody owned as it found it.
+      if (claim === 'claimed' && !this.sessions.has(tabId)) this.owners.forget(tabId);
+      throw error;
+    }
   }
 
   /** The session on a tab ended (session.close, the idle janitor, the tab closed). */
@@ -216,6 +251,7 @@ export class CdpTabs {
         browser.on('disconnected', () => {
           if (this.browser !== browser) return;
           this.browser = undefined;
+          // The tabs' owners stay: the same tabs keep their target ids over the next connection.
           this.sessions.clear();
           this.options.logger.warn({ cdpUrl }, 'CDP browser disconnected; the next tabs.* call reconnects');
         });
@@ -264,8 +300,9 @@ export class CdpTabs {
     }
   }
 
-  private async requireTab(tabId: string): Promise<void> {
-    const tabs = await this.list();
+  /** Refuses a tab the browser does not list, and in the same words one that is another caller's. */
+  private async requireTab(tabId: string, caller: SessionCaller): Promise<void> {
+    const tabs = await this.list(caller);
     if (!tabs.some((t) => t.tabId === tabId)) throw new TabNotFoundError(tabId);
   }
 
@@ -283,8 +320,8 @@ export class CdpTabs {
     }
   }
 
-  private async page(tabId: string, what: string): Promise<TabPage> {
-    await this.requireTab(tabId);
+  private async page(tabId: string, what: string, caller: SessionCaller): Promise<TabPage> {
+    await this.requireTab(tabId, caller);
     const browser = await this.connect();
     const deadline = Date.now() + PAGE_APPEAR_TIMEOUT_MS;
     for (;;) {

@@ -122,11 +122,13 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Lists the evaluations you started with agents_evaluate: those still running (which agent, for how long) and the most recent finished ones (ok or error with its code, duration). Use it to check on a long evaluation or to see why one failed.',
   'agents.configureLLM':
     'Sends model settings (provider, key, model names) to one connected evaluation agent and returns its answer. The key is passed on and never written to a log.',
-  'tabs.list': 'Lists the tabs of the separate browser this service is attached to, with their ids and URLs.',
-  'tabs.open': 'Opens a tab on an allowed URL in the attached browser and returns its id.',
+  'tabs.list':
+    'Lists the tabs of the separate browser this service is attached to that you may use (those you opened or attached, and those nobody has), with their ids and URLs.',
+  'tabs.open':
+    'Opens a tab on an allowed URL in the attached browser and returns its id. The tab is yours until it closes: other API keys do not see it.',
   'tabs.close': 'Closes a tab of the attached browser.',
   'tabs.attach':
-    'Turns a tab of the attached browser into a session: returns a session_id that every page, find and screenshot tool works on.',
+    'Turns a tab of the attached browser into a session: returns a session_id that every page, find and screenshot tool works on. The tab is yours until it closes: other API keys do not see it.',
   'session.subscribe':
     'Not available over MCP: pushing live events needs a WebSocket connection. Read events with logs_pull or network_pull and a since cursor instead.',
   'session.unsubscribe':

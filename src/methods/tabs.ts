@@ -12,11 +12,13 @@ const TabId = Type.String({
 });
 
 const CDP_NOTE = 'Needs CDP_URL: a Chrome started with --remote-debugging-port.';
+const OWNER_NOTE =
+  "A tab opened or attached is the calling API key's until it closes: another key's tab is refused as a tab that does not exist (ADMIN_API_KEY reaches every tab).";
 
 export const tabsList = defineMethod({
   name: 'tabs.list',
-  summary: 'List the tabs of the CDP_URL browser',
-  description: CDP_NOTE,
+  summary: 'List the tabs of the CDP_URL browser that the caller may use',
+  description: `${CDP_NOTE} Lists the tabs the calling API key opened or attached and the tabs no key has (the browser's own, never attached); ADMIN_API_KEY sees every tab.`,
   params: {},
   result: Type.Object({
     tabs: Type.Array(
@@ -26,10 +28,10 @@ export const tabsList = defineMethod({
         title: Type.String(),
         session_id: Type.Union([Type.String(), Type.Null()], {
           description:
-            "The session attached to this tab by tabs.attach when it is the caller's (or the caller holds ADMIN_API_KEY); null when none is, or when it is another API key's.",
+            'The session attached to this tab by tabs.attach when the caller may use it (its own; any for ADMIN_API_KEY); null otherwise.',
         }),
         attached: Type.Boolean({
-          description: "Whether a session is attached to this tab, the caller's or another API key's.",
+          description: 'Whether a session is attached to this tab.',
         }),
       }),
     ),
@@ -37,7 +39,7 @@ export const tabsList = defineMethod({
   errors: ['RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   readOnly: true,
   async handler(_params, { services, principal }) {
-    const tabs = await services.tabs.list();
+    const tabs = await services.tabs.list(principal);
     return {
       tabs: tabs.map((tab) => {
         const id = tab.session_id;
@@ -53,7 +55,7 @@ export const tabsList = defineMethod({
 export const tabsOpen = defineMethod({
   name: 'tabs.open',
   summary: 'Open a tab on a URL (inside the allow-list) in the CDP_URL browser',
-  description: CDP_NOTE,
+  description: `${CDP_NOTE} ${OWNER_NOTE}`,
   params: {
     url: Type.String({
       minLength: 1,
@@ -72,7 +74,7 @@ export const tabsOpen = defineMethod({
   }),
   errors: ['NAVIGATION_BLOCKED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   readOnly: false,
-  async handler(params, { services }) {
+  async handler(params, { services, principal }) {
     const verdict = services.policy.checkNavigation(params.url);
     if (!verdict.allowed) {
       throw new ServiceError(
@@ -81,7 +83,7 @@ export const tabsOpen = defineMethod({
         { url: params.url, reason: verdict.reason },
       );
     }
-    const tabId = await services.tabs.open(verdict.url, params.background);
+    const tabId = await services.tabs.open(verdict.url, params.background, principal);
     return { tabId, url: verdict.url, status: 'opened' as const };
   },
 });
@@ -90,7 +92,7 @@ export const tabsClose = defineMethod({
   name: 'tabs.close',
   summary:
     'Close a tab of the CDP_URL browser; answers once the browser no longer lists it (a session attached to it ends)',
-  description: CDP_NOTE,
+  description: `${CDP_NOTE} ${OWNER_NOTE}`,
   params: { tabId: TabId },
   result: Type.Object({
     ok: Type.Boolean(),
@@ -99,8 +101,8 @@ export const tabsClose = defineMethod({
   }),
   errors: ['ACTION_FAILED', 'RESOURCE_UNAVAILABLE', 'TIMEOUT'],
   readOnly: false,
-  async handler(params, { services }) {
-    await services.tabs.closeTab(params.tabId);
+  async handler(params, { services, principal }) {
+    await services.tabs.closeTab(params.tabId, principal);
     return { ok: true, tabId: params.tabId, status: 'closed' as const };
   },
 });
@@ -126,7 +128,7 @@ export const tabsAttach = defineMethod({
   name: 'tabs.attach',
   summary:
     'Attach to a tab of the CDP_URL browser: returns a session_id every page.*, screenshot and logs.* method works on',
-  description: `${CDP_NOTE} Attaching the same tab again returns the same session. session.close detaches without closing the tab. Only what happens after attaching is recorded.`,
+  description: `${CDP_NOTE} Attaching the same tab again returns the same session. session.close detaches without closing the tab. Only what happens after attaching is recorded. ${OWNER_NOTE}`,
   params: { tabId: TabId },
   result: Type.Object({
     session_id: Type.String({ description: 'Pass this to any session-scoped method.' }),
@@ -138,13 +140,15 @@ export const tabsAttach = defineMethod({
   async handler(params, { services, principal }) {
     const sessionId = await services.tabs.attach(
       params.tabId,
+      principal,
       (tab) => Promise.resolve(adoptTab(services, tab, principal)),
       (id) => services.sessions.get(id) !== undefined,
       async (id) => {
         await services.sessions.close(id);
       },
     );
-    // The tab's live session is another key's: sharing it would hand that key's session over.
+    // The tab is the caller's but its live session is not: ADMIN_API_KEY attached it. Sharing it
+    // would hand the admin's session over.
     if (
       services.sessions.get(sessionId) !== undefined &&
       services.sessions.lookup(sessionId, principal) === undefined

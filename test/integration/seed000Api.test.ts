@@ -220,14 +220,54 @@ describe('seed 000 REST endpoints', () => {
     expect(noUrl.status).toBe(400);
   });
 
-  it('another key cannot read a tab this key attached', async () => {
-    const opened = await rest('POST', '/tabs/open', { body: { clientId: 'cdp', url: `${fixture.url}/` } });
+  it("another key's tab is, on every tab route, what a tab that does not exist is, and no listing shows it", async () => {
+    const opened = await rest('POST', '/tabs/open', {
+      body: { clientId: 'cdp', url: `${fixture.url}/?token=seed-secret` },
+    });
     const tabId = String(opened.body.tabId);
-    await service.call('tabs.attach', { tabId });
-    const other = await rest('POST', '/page/content', { body: { clientId: 'cdp', tabId }, key: OTHER_KEY });
-    expect(other.status).toBe(422);
-    expect(other.body.error?.message).toContain('another API key');
-    await rest('POST', '/tabs/close', { body: { clientId: 'cdp', tabId } });
+    const unknown = 'FEDCBA9876543210FEDCBA9876543210';
+    /** The answer with the tab id written as <tab>, so answers about two ids compare whole. */
+    const withoutTab = (reply: Reply, id: string): unknown =>
+      JSON.parse(
+        JSON.stringify({ status: reply.status, body: reply.body }).replaceAll(id, '<tab>'),
+      ) as unknown;
+    const routes: [string, Record<string, unknown>][] = [
+      ['/page/content', { format: 'html' }],
+      ['/page/content', { format: 'text' }],
+      ['/page/screenshot', { fullPage: false }],
+      ['/tabs/close', {}],
+    ];
+    // Opened only, then attached: the other key is refused the same either way.
+    let sessionId: string | undefined;
+    for (const attach of [false, true]) {
+      if (attach)
+        sessionId = (await service.call<{ session_id: string }>('tabs.attach', { tabId })).session_id;
+      for (const [path, body] of routes) {
+        const refused = await rest('POST', path, {
+          body: { clientId: `cdp:${tabId}`, ...body },
+          key: OTHER_KEY,
+        });
+        const never = await rest('POST', path, {
+          body: { clientId: `cdp:${unknown}`, ...body },
+          key: OTHER_KEY,
+        });
+        expect(refused.status, path).toBe(422);
+        expect(withoutTab(refused, tabId), path).toEqual(withoutTab(never, unknown));
+      }
+      for (const path of ['/clients', '/clients/cdp/tabs']) {
+        const res = await fetch(`${service.url}${path}`, { headers: { 'x-api-key': OTHER_KEY } });
+        const text = await res.text();
+        expect(text, path).not.toContain(tabId);
+        expect(text, path).not.toContain('seed-secret');
+        if (sessionId !== undefined) expect(text, path).not.toContain(sessionId);
+      }
+    }
+    // Nothing the other key tried reached the tab or its session.
+    const owners = (await rest('GET', '/clients/cdp/tabs')).body.tabs as (SeedTab & { session_id: string })[];
+    expect(owners.find((t) => t.tabId === tabId)?.session_id).toBe(sessionId);
+    const text = await rest('POST', '/page/content', { body: { clientId: `cdp:${tabId}`, format: 'text' } });
+    expect(String(text.body.content)).toContain('Fixture Home');
+    expect((await rest('POST', '/tabs/close', { body: { clientId: `cdp:${tabId}` } })).status).toBe(200);
   });
 
   it('without CDP_URL /clients lists no browser and the tab routes say CDP_URL is needed', async () => {

@@ -1,10 +1,18 @@
-// tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up).
+// tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up),
+// and whose tabs they are: the key that opened or attached a tab, alone (and ADMIN_API_KEY).
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { startCdpChrome, type CdpChrome } from '../helpers/cdpChrome.js';
-import { startTestService, waitFor, type RpcCallError, type TestService } from '../helpers/testService.js';
+import {
+  TEST_API_KEY,
+  startTestService,
+  waitFor,
+  type JsonRpcReply,
+  type RpcCallError,
+  type TestService,
+} from '../helpers/testService.js';
 
 interface Tab {
   tabId: string;
@@ -12,6 +20,13 @@ interface Tab {
   title: string;
   session_id: string | null;
 }
+
+/** A second tenant beside TEST_API_KEY, and the admin key that reaches both. */
+const OTHER_KEY = 'tabs-other-key-0123456789';
+const ADMIN_KEY = 'tabs-admin-key-0123456789';
+/** A tab id of the shape Chromium gives (a target id) that names no tab. */
+const UNKNOWN_TAB = '0123456789ABCDEF0123456789ABCDEF';
+const ACTION_FAILED = -32000;
 
 let chrome: CdpChrome | undefined;
 let cdpPort: number;
@@ -43,6 +58,62 @@ async function tabs(): Promise<Tab[]> {
   return (await service.call<{ tabs: Tab[] }>('tabs.list')).tabs;
 }
 
+/** One call over POST /rpc with `key`: the whole JSON-RPC response. */
+async function rpcAs(
+  key: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<JsonRpcReply> {
+  const reply = await service.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
+    'x-api-key': key,
+  });
+  return reply.body as JsonRpcReply;
+}
+
+async function callAs<T>(key: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
+  const reply = await rpcAs(key, method, params);
+  if (reply.error !== undefined) throw new Error(`${method} as ${key}: ${JSON.stringify(reply.error)}`);
+  return reply.result as T;
+}
+
+async function tabsOf(key: string): Promise<Tab[]> {
+  return (await callAs<{ tabs: Tab[] }>(key, 'tabs.list')).tabs;
+}
+
+/** A reply with `id` written as <tab>, so the answers about two tab ids can be compared whole. */
+function withoutTab(reply: JsonRpcReply, id: string): unknown {
+  return JSON.parse(
+    JSON.stringify({ error: reply.error, result: reply.result }).replaceAll(id, '<tab>'),
+  ) as unknown;
+}
+
+/**
+ * Every tabs.* call that names a tab, made by `key` on `tabId`: each must fail exactly as the same
+ * call on a tab that does not exist (ACTION_FAILED, same message and data but for the id).
+ */
+async function expectRefusedAsUnknown(key: string, tabId: string): Promise<void> {
+  for (const method of ['tabs.attach', 'tabs.close']) {
+    const refused = await rpcAs(key, method, { tabId });
+    const unknown = await rpcAs(key, method, { tabId: UNKNOWN_TAB });
+    expect(refused.error?.code, method).toBe(ACTION_FAILED);
+    expect(withoutTab(refused, tabId), method).toEqual(withoutTab(unknown, UNKNOWN_TAB));
+  }
+}
+
+/** A tab of the user's own: made over Chromium's own endpoint, never through the service. */
+async function userTab(path: string): Promise<string> {
+  const created = await fetch(`http://127.0.0.1:${cdpPort}/json/new?${fixture.url}${path}`, {
+    method: 'PUT',
+  });
+  const { id } = (await created.json()) as { id: string };
+  await waitFor(
+    async () => (await chromeTabs()).some((t) => t.id === id && t.url.endsWith(path)),
+    10_000,
+    `the user tab on ${path}`,
+  );
+  return id;
+}
+
 async function openTab(url: string, background = false): Promise<string> {
   const opened = await service.call<{ tabId: string; url: string; status: string }>('tabs.open', {
     url,
@@ -63,7 +134,12 @@ beforeAll(async () => {
   });
   chrome = await startCdpChrome();
   cdpPort = Number(new URL(chrome.url).port);
-  service = await startTestService({ CDP_URL: `http://127.0.0.1:${cdpPort}`, CDP_TIMEOUT_MS: '10000' });
+  service = await startTestService({
+    CDP_URL: `http://127.0.0.1:${cdpPort}`,
+    CDP_TIMEOUT_MS: '10000',
+    API_KEY: `${TEST_API_KEY},${OTHER_KEY}`,
+    ADMIN_API_KEY: ADMIN_KEY,
+  });
 });
 
 afterAll(async () => {
@@ -323,7 +399,133 @@ describe('tabs.* over CDP_URL', () => {
       await other.close();
     }
   });
+});
 
+describe('tabs belong to the API key that opened or attached them', () => {
+  it("a tab one key opened is not listed to another key, and each of that key's tabs.* calls on it is answered as for a tab that does not exist", async () => {
+    const tabId = await openTab(`${fixture.url}/projects?token=a-secret-token`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    for (const attached of [true, false]) {
+      const seenByOther = JSON.stringify(await tabsOf(OTHER_KEY));
+      expect(seenByOther).not.toContain(tabId);
+      expect(seenByOther).not.toContain('a-secret-token');
+      expect(seenByOther).not.toContain(session_id);
+      expect((await tabs()).find((t) => t.tabId === tabId)?.session_id).toBe(attached ? session_id : null);
+      expect((await tabsOf(ADMIN_KEY)).find((t) => t.tabId === tabId)?.session_id).toBe(
+        attached ? session_id : null,
+      );
+      await expectRefusedAsUnknown(OTHER_KEY, tabId);
+      // Nothing the other key tried reached the tab or its session.
+      expect((await chromeTabs()).map((t) => t.id)).toContain(tabId);
+      if (attached) {
+        const { text } = await service.call<{ text: string }>('page.text', { session_id });
+        expect(text).toContain('Projects');
+        // Detached, the tab stays its opener's: the next round asks all of it again.
+        await service.call('session.close', { session_id });
+      }
+    }
+    await service.call('tabs.close', { tabId });
+  });
+
+  it("a user's tab is every key's until one attaches it; then it is that key's alone, after detaching too, until it closes", async () => {
+    const tabId = await userTab('/static');
+    for (const key of [TEST_API_KEY, OTHER_KEY]) {
+      expect(
+        (await tabsOf(key)).find((t) => t.tabId === tabId),
+        key,
+      ).toMatchObject({ session_id: null });
+    }
+    const { session_id } = await callAs<{ session_id: string }>(OTHER_KEY, 'tabs.attach', { tabId });
+    expect((await tabs()).map((t) => t.tabId)).not.toContain(tabId);
+    await expectRefusedAsUnknown(TEST_API_KEY, tabId);
+    // tabs.close of the other key ended nothing: the owner's session still reads the page.
+    expect((await callAs<{ text: string }>(OTHER_KEY, 'page.text', { session_id })).text).toContain('Static');
+    expect((await tabsOf(OTHER_KEY)).find((t) => t.tabId === tabId)?.session_id).toBe(session_id);
+
+    await callAs(OTHER_KEY, 'session.close', { session_id });
+    expect((await tabs()).map((t) => t.tabId)).not.toContain(tabId);
+    await expectRefusedAsUnknown(TEST_API_KEY, tabId);
+    expect((await tabsOf(OTHER_KEY)).find((t) => t.tabId === tabId)).toMatchObject({ session_id: null });
+    expect(await callAs(OTHER_KEY, 'tabs.close', { tabId })).toEqual({ ok: true, tabId, status: 'closed' });
+    // Closed, it is nobody's: the id is unknown to its owner as to everyone else.
+    await expectRefusedAsUnknown(OTHER_KEY, tabId);
+  });
+
+  it('two keys attaching a free tab at once: one gets it, the other is answered as for a tab that does not exist', async () => {
+    const tabId = await userTab('/');
+    const [first, second] = await Promise.all([
+      rpcAs(TEST_API_KEY, 'tabs.attach', { tabId }),
+      rpcAs(OTHER_KEY, 'tabs.attach', { tabId }),
+    ]);
+    expect([first, second].filter((r) => r.error === undefined)).toHaveLength(1);
+    const firstWon = first.error === undefined;
+    const [winner, loser] = firstWon ? [TEST_API_KEY, OTHER_KEY] : [OTHER_KEY, TEST_API_KEY];
+    const [won, lost] = firstWon ? [first, second] : [second, first];
+    const unknown = await rpcAs(loser, 'tabs.attach', { tabId: UNKNOWN_TAB });
+    expect(withoutTab(lost, tabId)).toEqual(withoutTab(unknown, UNKNOWN_TAB));
+    expect((await tabsOf(loser)).map((t) => t.tabId)).not.toContain(tabId);
+    const { sessions } = await callAs<{ sessions: { session_id: string }[] }>(loser, 'session.list');
+    expect(sessions.map((t) => t.session_id)).not.toContain(won.result?.session_id);
+    expect((await tabsOf(winner)).find((t) => t.tabId === tabId)?.session_id).toBe(won.result?.session_id);
+    await callAs(winner, 'tabs.close', { tabId });
+  });
+
+  it("ADMIN_API_KEY lists every key's tabs with their sessions and may close them", async () => {
+    const tabId = await openTab(`${fixture.url}/`);
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    const ownTab = await callAs<{ tabId: string }>(OTHER_KEY, 'tabs.open', { url: `${fixture.url}/static` });
+    const seen = await tabsOf(ADMIN_KEY);
+    expect(seen.find((t) => t.tabId === tabId)?.session_id).toBe(session_id);
+    expect(seen.map((t) => t.tabId)).toContain(ownTab.tabId);
+    expect(await callAs(ADMIN_KEY, 'tabs.attach', { tabId })).toMatchObject({ session_id });
+    await callAs(ADMIN_KEY, 'tabs.close', { tabId });
+    await callAs(ADMIN_KEY, 'tabs.close', { tabId: ownTab.tabId });
+    expect((await chromeTabs()).map((t) => t.id)).not.toContain(tabId);
+    await waitFor(
+      async () => (await service.rpc('page.text', { session_id })).error?.code === -32010,
+      10_000,
+      'the session of the tab the admin closed to end',
+    );
+  });
+
+  it('an owner is forgotten when its tab closes, however it closes: only tabs that exist have one', async () => {
+    const owned = () => service.running.services.tabs.ownedTabs;
+    await tabs(); // forgets the owners of tabs earlier tests closed
+    const before = owned();
+    const opened = [
+      await openTab(`${fixture.url}/`),
+      await openTab(`${fixture.url}/static`),
+      await callAs<{ tabId: string }>(OTHER_KEY, 'tabs.open', { url: `${fixture.url}/` }).then(
+        (t) => t.tabId,
+      ),
+    ];
+    const attached = await userTab('/projects');
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId: attached });
+    expect(owned()).toBe(before + 4);
+
+    await service.call('tabs.close', { tabId: opened[0] });
+    expect(owned()).toBe(before + 3);
+    // Closed by the user (Chromium's own endpoint), not through the service: the next call forgets them.
+    for (const tabId of [opened[1], opened[2], attached]) {
+      const res = await fetch(`http://127.0.0.1:${cdpPort}/json/close/${String(tabId)}`);
+      expect(res.ok).toBe(true);
+    }
+    await waitFor(
+      async () => (await chromeTabs()).every((t) => !opened.includes(t.id) && t.id !== attached),
+      10_000,
+      'the tabs closed outside the service to be gone',
+    );
+    await tabsOf(OTHER_KEY);
+    expect(owned()).toBe(before);
+    await waitFor(
+      async () => (await service.rpc('page.text', { session_id })).error?.code === -32010,
+      10_000,
+      'the session of the tab the user closed to end',
+    );
+  });
+});
+
+describe('shutdown', () => {
   it('stopping the service disconnects from the browser without closing it or its tabs', async () => {
     const tabId = await openTab(`${fixture.url}/`);
     await service.call('tabs.attach', { tabId });

@@ -272,7 +272,7 @@ describe('tabs.attach makes a session of the attaching key', () => {
     }
   });
 
-  it("tabs.list and GET /clients/{id}/tabs give an attached tab's session_id only to its key and the admin; others see attached", async () => {
+  it("tabs.list and GET /clients/{id}/tabs show a key's tab, and its session_id, only to that key and the admin", async () => {
     const { tabId } = await as<{ tabId: string }>(KEY_A, 'tabs.open', {
       url: `${suite.fixture.url}/form`,
       background: true,
@@ -280,13 +280,14 @@ describe('tabs.attach makes a session of the attaching key', () => {
     type Tab = { tabId: string; session_id: string | null; attached: boolean };
     const tabOf = async (key: string) =>
       (await as<{ tabs: Tab[] }>(key, 'tabs.list')).tabs.find((t) => t.tabId === tabId);
-    expect(await tabOf(KEY_B)).toMatchObject({ session_id: null, attached: false });
+    expect(await tabOf(KEY_A)).toMatchObject({ session_id: null, attached: false });
+    expect(await tabOf(KEY_B)).toBeUndefined();
     const { session_id: a } = await as<{ session_id: string }>(KEY_A, 'tabs.attach', { tabId });
     try {
       expect(await tabOf(KEY_A)).toMatchObject({ session_id: a, attached: true });
       expect(await tabOf(KEY_ADMIN)).toMatchObject({ session_id: a, attached: true });
-      expect(await tabOf(KEY_B)).toMatchObject({ session_id: null, attached: true });
-      // Seed 000's projection of tabs.list says the same, and B's answer names A's session nowhere.
+      expect(await tabOf(KEY_B)).toBeUndefined();
+      // Seed 000's projection of tabs.list says the same, and B's answer names A's tab nowhere.
       const rest = async (key: string) => {
         const res = await fetch(`${on().url}/clients/cdp/tabs`, { headers: { 'x-api-key': key } });
         expect(res.status).toBe(200);
@@ -294,14 +295,14 @@ describe('tabs.attach makes a session of the attaching key', () => {
       };
       const seenByB = await rest(KEY_B);
       expect(seenByB).not.toContain(a);
-      const tabsOfB = (JSON.parse(seenByB) as { tabs: Tab[] }).tabs;
-      expect(tabsOfB.find((t) => t.tabId === tabId)).toMatchObject({ session_id: null, attached: true });
+      expect(seenByB).not.toContain(tabId);
       expect(await rest(KEY_A)).toContain(a);
     } finally {
       expect(await as(KEY_A, 'session.close', { session_id: a })).toEqual({ ok: true, closed: true });
     }
-    // Detached: nobody's any more.
+    // Detached: no session, and still A's tab, which B does not see.
     expect(await tabOf(KEY_A)).toMatchObject({ session_id: null, attached: false });
+    expect(await tabOf(KEY_B)).toBeUndefined();
     await as(KEY_A, 'tabs.close', { tabId });
   });
 });
