@@ -1,4 +1,5 @@
 import { openFeed } from './browser/events/eventFeed.js';
+import { FeedQuota } from './browser/events/feedQuota.js';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
@@ -192,10 +193,13 @@ export async function startService(
   });
 
   const openrpc = openRpcDocument();
+  // One count of every key's subscriptions and event streams, shared by both transports.
+  const feedQuota = new FeedQuota(config.maxSubscriptionsPerKey);
   const services: Services = {
     config,
     browser,
     sessions,
+    feedQuota,
     policy,
     metrics,
     openrpc: () => openrpc,
@@ -261,7 +265,8 @@ export async function startService(
     mcpTools,
     openrpc,
     screencasts,
-    openEventFeed: (id, caller, options, sink) => openFeed(sessions, id, caller, options, sink),
+    openEventFeed: (id, caller, options, sink) =>
+      openFeed({ sessions, quota: feedQuota }, id, caller, options, sink),
     capacity: () => sessions.capacity(),
   });
   const server = http.createServer(app);

@@ -3500,7 +3500,7 @@ export interface RpcApi {
     /**
      * Push a session's events as session.event notifications on this WebSocket.
      *
-     * WebSocket /rpc only. Each entry of the session's event log arrives as {"jsonrpc":"2.0","method":"session.event","params":{session_id, subscription_id, event:{seq, kind, timestamp, …}}}, in seq order, until session.unsubscribe, the session ends (a last notification with ended: reason and no event) or the socket closes. Entries the log dropped before this subscription could send them (a reader slower than the page, MAX_SESSION_EVENTS) are counted in the next notification's dropped.
+     * WebSocket /rpc only. Each entry of the session's event log arrives as {"jsonrpc":"2.0","method":"session.event","params":{session_id, subscription_id, event:{seq, kind, timestamp, …}}}, in seq order, until session.unsubscribe, the session ends (a last notification with ended: reason and no event) or the socket closes. Entries the log dropped before this subscription could send them (a reader slower than the page, MAX_SESSION_EVENTS) are counted in the next notification's dropped. At most MAX_SUBSCRIPTIONS_PER_SOCKET (32) subscriptions per socket, and MAX_SUBSCRIPTIONS_PER_KEY subscriptions and GET /sessions/{id}/events streams per API key across all its sockets: past either, LIMIT_REACHED naming the limit (data.limit).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, INVALID_REQUEST, LIMIT_REACHED.

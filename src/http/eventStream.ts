@@ -9,7 +9,10 @@ import type { Logger } from '../observability/logger.js';
 import type { Principal } from '../rpc/defineMethod.js';
 import { principalOf } from './auth.js';
 
-/** Open event streams one API key may hold: each holds a connection and a listener on a log. */
+/**
+ * Open event streams one API key may hold: each holds a connection and a listener on a log. They
+ * also count, with the key's subscriptions, against MAX_SUBSCRIPTIONS_PER_KEY (openFeed refuses).
+ */
 export const MAX_EVENT_STREAMS_PER_KEY = 16;
 
 /** An entry of a session's log as the stream sends it: its seq is the event id. */
@@ -20,7 +23,8 @@ export interface StreamEvent {
 
 /** What the stream does with what it reads (browser/events/eventFeed.ts FeedSink, structurally). */
 export interface StreamSink {
-  event(event: StreamEvent): boolean;
+  /** `json` is the entry's JSON text, shared by every reader of the log: it is sent as it is. */
+  event(event: StreamEvent, json: string): boolean;
   dropped(n: number): void;
   end(reason: string): void;
   whenWritable(resume: () => void): () => void;
@@ -32,7 +36,7 @@ export type OpenEventFeed = (
   caller: Principal,
   options: { cursor: number | undefined; kinds: readonly string[] | undefined },
   sink: StreamSink,
-) => { stop(): void } | { refused: 'session' | 'kinds' | 'cursor'; message: string };
+) => { stop(): void } | { refused: 'session' | 'kinds' | 'cursor' | 'limit'; message: string };
 
 export interface EventStreamOptions {
   openFeed: OpenEventFeed;
@@ -57,8 +61,14 @@ function kindsOf(req: Request): string[] | undefined | 'invalid' {
   return raw.split(',').map((k) => k.trim());
 }
 
-const frame = (event: string, data: unknown, id?: number): string =>
-  `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * One entry of the log: its seq is the event id, its data the entry's shared JSON text, sent as it
+ * is (one line: JSON.stringify escapes newlines, as data: needs).
+ */
+const entryFrame = (seq: number, json: string): string =>
+  `id: ${seq}\nevent: session.event\ndata: ${json}\n\n`;
 
 export function eventStreamRouter(options: EventStreamOptions): Router {
   const router = Router();
@@ -85,7 +95,7 @@ export function eventStreamRouter(options: EventStreamOptions): Router {
     }
     const id = String(req.params.id);
     const sink: StreamSink = {
-      event: (event) => res.write(frame('session.event', event, event.seq)),
+      event: (event, json) => res.write(entryFrame(event.seq, json)),
       dropped: (n) => void res.write(frame('dropped', { dropped: n })),
       end: (reason) => {
         res.end(frame('end', { reason }));
@@ -107,8 +117,10 @@ export function eventStreamRouter(options: EventStreamOptions): Router {
     if ('refused' in opened) {
       // Not a stream after all: the refusal is JSON, labelled so.
       res.removeHeader('x-accel-buffering');
+      // MAX_SUBSCRIPTIONS_PER_KEY, counted with the key's subscriptions, answers as the stream cap does.
+      const status = { session: 404, limit: 429, kinds: 400, cursor: 400 }[opened.refused];
       res
-        .status(opened.refused === 'session' ? 404 : 400)
+        .status(status)
         .set('content-type', 'application/json; charset=utf-8')
         .json({ error: opened.message });
       return;

@@ -1,7 +1,9 @@
 // The push channel of one /rpc WebSocket: what session.subscribe sends its notifications on. It
 // watches the socket's bufferedAmount, so a client that reads slower than its subscriptions produce
 // makes them pause (and the session's log drop what they could not send, counted) instead of
-// growing the process's memory.
+// growing the process's memory: a subscription sends at most one notification past
+// MAX_PUSH_BUFFERED_BYTES before it waits, so a socket that is not read holds at most that plus one
+// entry per subscription (MAX_SUBSCRIPTIONS_PER_SOCKET), however much its sessions log.
 import type { WebSocket } from 'ws';
 import type { PushChannel } from '../rpc/defineMethod.js';
 
@@ -10,12 +12,15 @@ export const MAX_PUSH_BUFFERED_BYTES = 1024 * 1024;
 /** How often a paused subscription looks whether its socket has drained (ws has no drain event). */
 export const PUSH_DRAIN_POLL_MS = 50;
 
+/** What a push channel uses of its socket (a ws WebSocket; a test's stand-in). */
+export type PushSocket = Pick<WebSocket, 'readyState' | 'OPEN' | 'bufferedAmount' | 'send'>;
+
 /** What one socket's calls share: its subscriptions, stopped when it closes. */
 export class SocketPush {
   readonly subscriptions = new Map<string, { sessionId: string; stop(): void }>();
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly ws: PushSocket,
     private readonly closed: AbortSignal,
   ) {
     closed.addEventListener('abort', () => {
@@ -29,7 +34,8 @@ export class SocketPush {
   /** The channel of one call on the socket; `answered` resolves once its answer was handed to the socket. */
   forCall(answered: Promise<void>): PushChannel {
     return {
-      notify: (method, params) => this.notify(method, params),
+      notify: (method, params) => this.notifyJson(method, JSON.stringify(params)),
+      notifyJson: (method, params) => this.notifyJson(method, params),
       whenWritable: (resume) => this.whenWritable(resume),
       answered,
       closed: this.closed,
@@ -37,9 +43,10 @@ export class SocketPush {
     };
   }
 
-  private notify(method: string, params: Record<string, unknown>): boolean {
+  /** `params` is JSON text of an object: the envelope is written around it, not serialised again. */
+  private notifyJson(method: string, params: string): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return false;
-    this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    this.ws.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${params}}`);
     return this.ws.bufferedAmount <= MAX_PUSH_BUFFERED_BYTES;
   }
 

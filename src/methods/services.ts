@@ -2,6 +2,7 @@ import type { AgentRegistry } from '../hub/agentRegistry.js';
 import type { CdpTabs } from '../cdp/cdpTabs.js';
 import type { Config } from '../config/config.js';
 import type { BrowserSource } from '../browser/engine/browserSource.js';
+import type { FeedQuota } from '../browser/events/feedQuota.js';
 import type { SessionRegistry } from '../browser/session/sessionRegistry.js';
 import type { UrlPolicy } from '../browser/network/urlPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -13,6 +14,11 @@ export interface Services {
   config: Config;
   browser: BrowserSource;
   sessions: SessionRegistry;
+  /**
+   * The feeds of sessions' logs each key holds (session.subscribe here, GET /sessions/{id}/events
+   * in the HTTP edge), against MAX_SUBSCRIPTIONS_PER_KEY: one instance shared by both transports.
+   */
+  feedQuota: FeedQuota;
   policy: UrlPolicy;
   metrics: Metrics;
   openrpc: () => OpenRpcDocument;

@@ -20,6 +20,11 @@ export interface Principal {
 export interface PushChannel {
   /** Sends a JSON-RPC notification; false when the connection is backed up or gone (stop, wait). */
   notify(method: string, params: Record<string, unknown>): boolean;
+  /**
+   * The same, with params already JSON text (an object): what many notifications share, such as a
+   * log entry pushed to every subscription, is serialised once and framed here as it is.
+   */
+  notifyJson(method: string, params: string): boolean;
   /** Calls `resume` once the connection can take more notifications; the answer cancels the wait. */
   whenWritable(resume: () => void): () => void;
   /** Resolves once the answer of the call that got this channel has been sent (or was not due). */

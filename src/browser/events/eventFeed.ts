@@ -3,9 +3,12 @@
 // cursor into the shared, bounded log: its queue is the log's entries after its cursor, so a slow
 // reader costs no memory of its own. It writes while the transport takes more and pauses while the
 // transport is backed up; entries the log drops meanwhile are counted, never buffered, and the
-// transport says how many were lost (`dropped: N`) before the next entry it delivers.
+// transport says how many were lost (`dropped: N`) before the next entry it delivers. Every feed
+// of a log is handed the entry's one JSON text (SessionLog.json), so many readers of a session cost
+// one serialisation per entry, and each feed holds a place of its key's FeedQuota until it stops.
 import { ServiceError } from '../../errors/serviceError.js';
 import type { SessionCaller } from '../engine/sessionOwners.js';
+import { feedLimitMessage, type FeedQuota } from './feedQuota.js';
 import { EVENT_KINDS, type LogEvent, type SessionLog } from './sessionLog.js';
 
 /** Entries read from the log per turn of the event loop: a reader far behind does not hog the loop. */
@@ -13,8 +16,12 @@ export const FEED_BATCH = 100;
 
 /** What a transport does with what the feed reads. */
 export interface FeedSink {
-  /** Delivers one entry; false when the transport is backed up now (the feed waits for whenWritable). */
-  event(event: LogEvent): boolean;
+  /**
+   * Delivers one entry, with its JSON text (shared by every feed of the log: frame it, do not
+   * serialise the entry again); false when the transport is backed up now (the feed waits for
+   * whenWritable).
+   */
+  event(event: LogEvent, json: string): boolean;
   /** `n` entries after the cursor were dropped by the log before this reader could read them. */
   dropped(n: number): void;
   /** The session ended (after every entry still held was delivered); the feed stops. */
@@ -28,6 +35,8 @@ export interface FeedOptions {
   cursor: number;
   /** Only these kinds (every kind when undefined). */
   kinds: ReadonlySet<string> | undefined;
+  /** Gives back the feed's place in its key's FeedQuota; called once the feed stops. */
+  release?: () => void;
 }
 
 export class EventFeed {
@@ -65,6 +74,7 @@ export class EventFeed {
     this.stopped = true;
     this.unlisten();
     this.cancelWait();
+    this.options.release?.();
   }
 
   get active(): boolean {
@@ -87,7 +97,7 @@ export class EventFeed {
     for (const event of read.events) {
       this.cursor = event.seq;
       if (this.stopped) return;
-      if (!this.sink.event(event)) {
+      if (!this.sink.event(event, this.log.json(event))) {
         this.waiting = true;
         this.cancelWait = this.sink.whenWritable(() => {
           this.cancelWait = () => undefined;
@@ -110,9 +120,9 @@ export class EventFeed {
   }
 }
 
-/** Why a feed could not be opened: the transport answers each in its own way (HTTP 404 / 400). */
+/** Why a feed could not be opened: the transport answers each in its own way (HTTP 404 / 400 / 429). */
 export interface FeedRefusal {
-  refused: 'session' | 'kinds' | 'cursor';
+  refused: 'session' | 'kinds' | 'cursor' | 'limit';
   message: string;
 }
 
@@ -121,12 +131,20 @@ export interface FeedSessions {
   resolve(id: string, caller: SessionCaller): { log: SessionLog };
 }
 
+/** Where a feed comes from: the sessions, and the quota of feeds every key holds. */
+export interface FeedSources {
+  sessions: FeedSessions;
+  quota: FeedQuota;
+}
+
 /**
  * Opens (and starts) a feed of a session's log for a caller that may reach it: another owner's
- * session is refused exactly as an unknown one. `cursor` undefined reads only what comes next.
+ * session is refused exactly as an unknown one, and a caller holding its quota of feeds is refused
+ * last (after every other check, so a refusal never spends a place). `cursor` undefined reads only
+ * what comes next.
  */
 export function openFeed(
-  sessions: FeedSessions,
+  { sessions, quota }: FeedSources,
   sessionId: string,
   caller: SessionCaller,
   options: { cursor: number | undefined; kinds: readonly string[] | undefined },
@@ -152,9 +170,12 @@ export function openFeed(
       refused: 'cursor',
       message: `The cursor ${cursor} is not a seq of this session's log: give 0 to ${log.latest} (the last seq you saw).`,
     };
+  const release = quota.take(caller.id);
+  if (release === undefined) return { refused: 'limit', message: feedLimitMessage(quota.limit) };
   const feed = new EventFeed(log, sink, {
     cursor,
     kinds: options.kinds === undefined ? undefined : new Set(options.kinds),
+    release,
   });
   feed.start();
   return feed;

@@ -37,13 +37,16 @@ export interface EventBody {
   [field: string]: Field | undefined;
 }
 
-/** An entry of the log as every reader sees it. */
+/** An entry of the log as every reader sees it: frozen once recorded, so its JSON text is too. */
 export interface LogEvent {
-  seq: number;
-  kind: EventKind;
-  timestamp: string;
-  [field: string]: Field;
+  readonly seq: number;
+  readonly kind: EventKind;
+  readonly timestamp: string;
+  readonly [field: string]: Field;
 }
+
+/** An entry while record() builds it, before it is frozen. */
+type EntryDraft = { -readonly [K in keyof LogEvent]: LogEvent[K] };
 
 /** Why the log ended: its session closed, expired, or was lost with the browser. */
 export type LogEndReason = string;
@@ -75,6 +78,12 @@ export class SessionLog {
   private head = 0;
   private nextSeq = 1;
   private readonly listeners = new Set<LogListener>();
+  /**
+   * Each entry's JSON, made when a reader first sends it and shared by every reader after: a
+   * session watched by many subscriptions and streams serialises an entry once, not once per
+   * reader. Weak, so an entry the log evicts takes its text with it.
+   */
+  private readonly texts = new WeakMap<LogEvent, string>();
   /** Set once the session ended; the entries stay readable by the streams still finishing. */
   endReason: LogEndReason | undefined;
 
@@ -86,12 +95,18 @@ export class SessionLog {
   /** Records an entry and answers its seq (0 once the log ended: nothing is recorded then). */
   record(body: EventBody): number {
     if (this.endReason !== undefined) return 0;
-    const entry: LogEvent = { seq: this.nextSeq++, kind: body.kind, timestamp: new Date().toISOString() };
+    const draft: EntryDraft = {
+      seq: this.nextSeq++,
+      kind: body.kind,
+      timestamp: new Date().toISOString(),
+    };
     for (const [name, value] of Object.entries(body)) {
       if (name === 'kind' || name === 'seq' || name === 'timestamp') continue;
       const clipped = clip(value);
-      if (clipped !== undefined) entry[name] = clipped;
+      if (clipped !== undefined) draft[name] = clipped;
     }
+    // Frozen: every reader shares this object and its cached JSON text (json()).
+    const entry: LogEvent = Object.freeze(draft);
     this.items.push(entry);
     // Evicting by moving a head index, compacted now and then: shift() on every push is O(n).
     if (this.items.length - this.head > this.capacity) this.head++;
@@ -131,6 +146,16 @@ export class SessionLog {
       if (kinds === undefined || kinds.has(entry.kind)) events.push(entry);
     }
     return { events, dropped, cursor: next };
+  }
+
+  /** An entry of this log as JSON text, serialised once however many readers send it. */
+  json(entry: LogEvent): string {
+    let text = this.texts.get(entry);
+    if (text === undefined) {
+      text = JSON.stringify(entry);
+      this.texts.set(entry, text);
+    }
+    return text;
   }
 
   /** Starts telling a listener about new entries and the end; answers the function that stops it. */

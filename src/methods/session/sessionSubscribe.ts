@@ -3,13 +3,18 @@
 // methods are refused, and GET /sessions/{id}/events (Server-Sent Events) is the HTTP way.
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { EventFeed } from '../../browser/events/eventFeed.js';
-import { EVENT_KINDS, type LogEvent } from '../../browser/events/sessionLog.js';
+import { EventFeed, type FeedSink } from '../../browser/events/eventFeed.js';
+import { FEED_LIMIT, feedLimitMessage } from '../../browser/events/feedQuota.js';
+import { EVENT_KINDS } from '../../browser/events/sessionLog.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import type { PushChannel } from '../../rpc/defineMethod.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 
-/** Subscriptions one socket may hold at once: each holds a cursor and a listener on a session's log. */
+/**
+ * Subscriptions one socket may hold at once: each holds a cursor and a listener on a session's log.
+ * They also count, with the key's other subscriptions and event streams, against
+ * MAX_SUBSCRIPTIONS_PER_KEY (services.feedQuota).
+ */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 32;
 /** The notification every entry is pushed in. */
 export const SESSION_EVENT = 'session.event';
@@ -43,7 +48,7 @@ export const sessionSubscribe = defineMethod({
   name: 'session.subscribe',
   summary: "Push a session's events as session.event notifications on this WebSocket",
   description:
-    'WebSocket /rpc only. Each entry of the session\'s event log arrives as {"jsonrpc":"2.0","method":"session.event","params":{session_id, subscription_id, event:{seq, kind, timestamp, …}}}, in seq order, until session.unsubscribe, the session ends (a last notification with ended: reason and no event) or the socket closes. Entries the log dropped before this subscription could send them (a reader slower than the page, MAX_SESSION_EVENTS) are counted in the next notification\'s dropped.',
+    'WebSocket /rpc only. Each entry of the session\'s event log arrives as {"jsonrpc":"2.0","method":"session.event","params":{session_id, subscription_id, event:{seq, kind, timestamp, …}}}, in seq order, until session.unsubscribe, the session ends (a last notification with ended: reason and no event) or the socket closes. Entries the log dropped before this subscription could send them (a reader slower than the page, MAX_SESSION_EVENTS) are counted in the next notification\'s dropped. At most MAX_SUBSCRIPTIONS_PER_SOCKET (32) subscriptions per socket, and MAX_SUBSCRIPTIONS_PER_KEY subscriptions and GET /sessions/{id}/events streams per API key across all its sockets: past either, LIMIT_REACHED naming the limit (data.limit).',
   params: {
     session_id: SessionIdSchema,
     kinds: KindsParam,
@@ -91,9 +96,22 @@ export const sessionSubscribe = defineMethod({
         `This socket already holds ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions (MAX_SUBSCRIPTIONS_PER_SOCKET): unsubscribe one first.`,
         { limit: 'MAX_SUBSCRIPTIONS_PER_SOCKET' },
       );
+    // Taken last, once nothing else can refuse: the place goes back when the feed stops (unsubscribed,
+    // the session ended, the socket closed).
+    const quota = services.feedQuota;
+    const release = quota.take(principal.id);
+    if (release === undefined)
+      throw new ServiceError('LIMIT_REACHED', feedLimitMessage(quota.limit), {
+        limit: FEED_LIMIT,
+        max: quota.limit,
+      });
     const id = `sub_${randomUUID()}`;
     const cursor = params.since ?? latest;
-    const feed = subscribe(push, session.id, id, session.log, cursor, params.kinds);
+    const feed = new EventFeed(session.log, subscriptionSink(push, session.id, id), {
+      cursor,
+      kinds: params.kinds === undefined ? undefined : new Set(params.kinds),
+      release,
+    });
     push.subscriptions.set(id, { sessionId: session.id, stop: () => feed.stop() });
     // The answer goes first: notifications start once it has been sent.
     void push.answered.then(() => {
@@ -103,35 +121,31 @@ export const sessionSubscribe = defineMethod({
   },
 });
 
-function subscribe(
-  push: PushChannel,
-  sessionId: string,
-  id: string,
-  log: ConstructorParameters<typeof EventFeed>[0],
-  cursor: number,
-  kinds: readonly string[] | undefined,
-): EventFeed {
+/**
+ * What one subscription's feed sends on its socket: each entry as a session.event notification
+ * whose params are {session_id, subscription_id, event, dropped?}, written around the entry's
+ * shared JSON text (every subscription of the session sends the same text; none serialises it
+ * again); the end as a last notification with `ended`.
+ */
+export function subscriptionSink(push: PushChannel, sessionId: string, id: string): FeedSink {
   let dropped = 0;
-  return new EventFeed(
-    log,
-    {
-      event: (event: LogEvent) => {
-        const params = notification(sessionId, id, { event, ...(dropped > 0 ? { dropped } : {}) });
-        dropped = 0;
-        return push.notify(SESSION_EVENT, params);
-      },
-      dropped: (n) => (dropped += n),
-      end: (reason) => {
-        push.subscriptions.delete(id);
-        push.notify(
-          SESSION_EVENT,
-          notification(sessionId, id, { ended: reason, ...(dropped > 0 ? { dropped } : {}) }),
-        );
-      },
-      whenWritable: (resume) => push.whenWritable(resume),
+  const head = `{"session_id":${JSON.stringify(sessionId)},"subscription_id":${JSON.stringify(id)},"event":`;
+  return {
+    event: (_event, json) => {
+      const params = `${head}${json}${dropped > 0 ? `,"dropped":${dropped}` : ''}}`;
+      dropped = 0;
+      return push.notifyJson(SESSION_EVENT, params);
     },
-    { cursor, kinds: kinds === undefined ? undefined : new Set(kinds) },
-  );
+    dropped: (n) => (dropped += n),
+    end: (reason) => {
+      push.subscriptions.delete(id);
+      push.notify(
+        SESSION_EVENT,
+        notification(sessionId, id, { ended: reason, ...(dropped > 0 ? { dropped } : {}) }),
+      );
+    },
+    whenWritable: (resume) => push.whenWritable(resume),
+  };
 }
 
 export const sessionUnsubscribe = defineMethod({
