@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBoundSessions } from '../helpers/boundSession.js';
 import { useServiceSuite } from '../helpers/suite.js';
+import { POPUP_BURST } from '../../src/browser/engine/pageGuards.js';
 
 const RATE = 50;
 const BURST = 100;
@@ -55,20 +56,45 @@ describe('a page past its event budget', () => {
     expect(warning?.text).toMatch(/\d+ console calls of this page dropped in the page: over 50 a second/);
   });
 
-  it('has its page errors dropped by the service past the budget, the owner warned, and is slowed when it keeps on', async () => {
+  it('has its uncaught errors past the budget marked handled in the page, counted and reported', async () => {
     const hostile = await open('/router');
-    // 2.5 s of uncaught errors, 20 every 10 ms: the page cannot drop these itself.
+    // 1.5 s of uncaught errors, 20 every 10 ms.
     await hostile.call('page.evaluate', {
-      expression: `(() => { const t = setInterval(() => { for (let i = 0; i < 20; i++) setTimeout(() => { throw new Error('boom'); }, 0); }, 10); setTimeout(() => clearInterval(t), 2500); return 1; })()`,
+      expression: `(() => { const t = setInterval(() => { for (let i = 0; i < 20; i++) setTimeout(() => { throw new Error('boom'); }, 0); }, 10); setTimeout(() => clearInterval(t), 1500); return 1; })()`,
     });
-    const logs = await logsUntil(hostile, (l) => l.console.some((c) => c.text.includes('times slower')));
+    const logs = await logsUntil(hostile, (l) => l.console.some((c) => c.text.includes('uncaught errors')));
     const errors = logs.pageErrors.filter((e) => e.message.includes('boom'));
     expect(errors.length).toBeGreaterThanOrEqual(BURST);
-    expect(errors.length).toBeLessThanOrEqual(BURST + RATE * 4);
-    expect(logs.console.some((c) => /dropped \d+ page errors of this page/.test(c.text))).toBe(true);
+    expect(errors.length).toBeLessThanOrEqual(BURST + RATE * 3);
+    expect(logs.console.find((c) => c.text.includes('uncaught errors'))?.text).toMatch(
+      /\d+ uncaught errors of this page dropped in the page/,
+    );
+  });
+
+  it('has its network entries past the budget dropped by the service, the owner warned, and is slowed when it keeps on', async () => {
+    const hostile = await open('/router');
+    // 2.5 s of requests, 10 every 10 ms: requests are not the page's to drop, so the service's budget holds them.
+    await hostile.call('page.evaluate', {
+      expression: `(() => { let n = 0; const t = setInterval(() => { for (let i = 0; i < 10; i++) fetch('/router?flood=' + n++).catch(() => 0); }, 10); setTimeout(() => clearInterval(t), 2500); return 1; })()`,
+    });
+    const logs = await logsUntil(hostile, (l) => l.console.some((c) => c.text.includes('times slower')));
+    expect(logs.console.some((c) => /dropped \d+ network entries of this page/.test(c.text))).toBe(true);
     expect(logs.console.find((c) => c.text.includes('times slower'))?.text).toContain(
       'its CPU now runs 4 times slower',
     );
+    const network = await hostile.call<{ requests: unknown[] }>('network.pull', {
+      since: 0,
+      onlyErrors: false,
+    });
+    expect(network.requests.length).toBeLessThanOrEqual(BURST + RATE * 4);
+  });
+
+  it('has window.open answer null past the popup budget', async () => {
+    const hostile = await open('/router');
+    const opened = await hostile.call<{ result: number }>('page.evaluate', {
+      expression: `(() => { let n = 0; for (let i = 0; i < 20; i++) if (window.open('/router?popup=' + i, '_blank') !== null) n++; return n; })()`,
+    });
+    expect(opened.result).toBe(POPUP_BURST);
   });
 
   it('within the budget loses nothing and warns of nothing', async () => {

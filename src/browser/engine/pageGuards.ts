@@ -19,6 +19,13 @@ export function capUrl(url: string): string {
 /** Console calls a document may make a second, and at once, before they are dropped in it (PAGE_EVENT_RATE, PAGE_EVENT_BURST). */
 export const DEFAULT_CONSOLE_RATE = 200;
 export const DEFAULT_CONSOLE_BURST = 1000;
+/**
+ * Popups (window.open) a document may open at once, and a second after that: past it window.open
+ * answers null, as a popup blocker does. Each popup is a page the browser builds and the service
+ * attaches to, on the CPU every session shares.
+ */
+export const POPUP_BURST = 5;
+export const POPUP_RATE = 2;
 /** The page tells its owner how many console calls it dropped at most this often. */
 export const CONSOLE_DROP_REPORT_MS = 1000;
 /** How the page's own report of what it dropped begins (a warning in the session's console log). */
@@ -26,53 +33,74 @@ export const CONSOLE_DROP_MARK = '[playwright-jsonrpc]';
 
 /**
  * Runs in every document of a service context before the page's own scripts: console methods cut
- * long string arguments, so one console.log of 500 MB sends 4 KB over CDP, and past `rate` calls a
- * second (after a burst) they do nothing but count, so a page logging in a loop does not flood the
- * browser pipe every session shares; once a second the count is one warning. A page can still reach
- * an unwrapped console through a realm the script has not run in yet (docs/security.md says so);
- * the service's own clip of every message and its budget per page (session/pageFlood.ts) stay
- * behind it.
+ * long string arguments, so one console.log of 500 MB sends 4 KB over CDP. Past `rate` a second
+ * (after a burst), console calls do nothing but count, and uncaught errors and rejections are
+ * marked handled (preventDefault on their event, the first listener of the window), so Chromium
+ * does not report them over the browser pipe every session shares; once a second the counts are
+ * one warning. window.open past POPUP_BURST, then POPUP_RATE a second, answers null. A page can
+ * still reach an unwrapped console through a realm the script has not run in yet
+ * (docs/security.md says so); the service's own clip of every message and its budget per page
+ * (session/pageFlood.ts) stay behind it.
  */
 export function pageGuardScript(budget: { rate?: number; burst?: number } = {}): string {
   const rate = budget.rate ?? DEFAULT_CONSOLE_RATE;
   const burst = budget.burst ?? DEFAULT_CONSOLE_BURST;
   return `(() => {
   const max = ${MAX_CONSOLE_ARG_CHARS};
-  const rate = ${rate};
-  const burst = ${burst};
   const cut = (v) => typeof v === 'string' && v.length > max ? v.slice(0, max) + '… [cut in the page: ' + (v.length - max) + ' more chars]' : v;
   const now = performance.now.bind(performance);
   const later = window.setTimeout.bind(window);
   const warn = console.warn;
-  let tokens = burst;
-  let last = now();
-  let dropped = 0;
-  let reporting = false;
-  const admit = () => {
-    const at = now();
-    tokens = Math.min(burst, tokens + ((at - last) * rate) / 1000);
-    last = at;
-    if (tokens >= 1) {
+  const bucket = (rate, burst) => {
+    let tokens = burst;
+    let last = now();
+    return () => {
+      const at = now();
+      tokens = Math.min(burst, tokens + ((at - last) * rate) / 1000);
+      last = at;
+      if (tokens < 1) return false;
       tokens -= 1;
       return true;
-    }
-    dropped++;
-    if (!reporting) {
-      reporting = true;
-      later(() => {
-        reporting = false;
-        const n = dropped;
-        dropped = 0;
-        warn.call(console, ${JSON.stringify(CONSOLE_DROP_MARK)} + ' ' + n + ' console calls of this page dropped in the page: over ' + rate + ' a second (PAGE_EVENT_RATE, PAGE_EVENT_BURST)');
-      }, ${CONSOLE_DROP_REPORT_MS});
-    }
-    return false;
+    };
   };
+  const dropped = { 'console calls': 0, 'uncaught errors': 0, popups: 0 };
+  let reporting = false;
+  const drop = (kind) => {
+    dropped[kind]++;
+    if (reporting) return;
+    reporting = true;
+    later(() => {
+      reporting = false;
+      const parts = Object.keys(dropped).filter((k) => dropped[k] > 0).map((k) => dropped[k] + ' ' + k);
+      for (const k of Object.keys(dropped)) dropped[k] = 0;
+      warn.call(console, ${JSON.stringify(CONSOLE_DROP_MARK)} + ' ' + parts.join(', ') + ' of this page dropped in the page: over ' + ${rate} + ' a second (PAGE_EVENT_RATE, PAGE_EVENT_BURST; popups: ' + ${POPUP_RATE} + ' a second)');
+    }, ${CONSOLE_DROP_REPORT_MS});
+  };
+  const consoleBudget = bucket(${rate}, ${burst});
   for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'count', 'timeLog', 'group', 'groupCollapsed']) {
     const original = console[name];
     if (typeof original !== 'function') continue;
-    const wrapped = function (...args) { return admit() ? original.apply(this, args.map(cut)) : undefined; };
+    const wrapped = function (...args) {
+      if (consoleBudget()) return original.apply(this, args.map(cut));
+      drop('console calls');
+      return undefined;
+    };
     console[name] = wrapped;
   }
+  const errorBudget = bucket(${rate}, ${burst});
+  const onError = (event) => {
+    if (errorBudget()) return;
+    drop('uncaught errors');
+    event.preventDefault();
+  };
+  window.addEventListener('error', onError, true);
+  window.addEventListener('unhandledrejection', onError, true);
+  const open = window.open;
+  const popupBudget = bucket(${POPUP_RATE}, ${POPUP_BURST});
+  window.open = function (...args) {
+    if (popupBudget()) return open.apply(this, args);
+    drop('popups');
+    return null;
+  };
 })();`;
 }
