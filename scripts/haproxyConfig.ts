@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorResponse } from '../src/rpc/jsonRpc.js';
 
 export interface HaproxyReplica {
   /** REPLICA_ID: the server's name, as session ids carry it. */
@@ -31,6 +32,40 @@ export interface HaproxyOptions {
 /** Past the longest call (REPLICA_FORWARD_TIMEOUT_MS's default, 16 min) so HAProxy never cuts one. */
 const CALL_TIMEOUT = '17m';
 const ID = '[a-z0-9][a-z0-9-]*';
+
+/**
+ * What the balancer answers for its own errors, by HTTP status: a JSON-RPC error (id null: the
+ * balancer reads no id) from the catalogue, so a client parses it like any other answer of the
+ * service. `data.reason` uses the names a replica's own forward failures use (replicaDispatcher.ts).
+ */
+export const BALANCER_ERRORS = {
+  502: errorResponse(
+    null,
+    'RESOURCE_UNAVAILABLE',
+    'The replica that took this call went away (stopped or restarted) or answered with something that is not HTTP, before answering it, and the balancer could not send the call to another replica (a batch, whose members may have run elsewhere; a body larger than its buffer; or no other replica answered either): the call may have run, in part. Retry what is safe to run again; a session that lived on that replica is gone (SESSION_NOT_FOUND): call session.create.',
+    { reason: 'replica-lost', status: 502 },
+  ),
+  503: errorResponse(
+    null,
+    'RESOURCE_UNAVAILABLE',
+    'No replica of the service can take this call right now (all are down, restarting or full); the call did not run. Retry in a few seconds.',
+    { reason: 'no-replica', status: 503 },
+  ),
+  504: errorResponse(
+    null,
+    'RESOURCE_UNAVAILABLE',
+    `The replica that took this call did not answer within the balancer server timeout (${CALL_TIMEOUT}): the call may have run. Retry what is safe to run again.`,
+    { reason: 'replica-timeout', status: 504 },
+  ),
+} as const;
+
+/** An http-error line answering `status` with its JSON-RPC body (single-quoted: HAProxy reads it verbatim). */
+function httpErrorLine(status: keyof typeof BALANCER_ERRORS): string {
+  const body = JSON.stringify(BALANCER_ERRORS[status]);
+  // Inside single quotes HAProxy has no escape: a quote in a message would end the string.
+  if (body.includes("'")) throw new Error(`the ${status} body may not contain a single quote`);
+  return `  http-error status ${status} content-type application/json string '${body}'`;
+}
 
 function serverLine(r: HaproxyReplica, options: HaproxyOptions, agent: boolean): string {
   const inter = `${options.checkIntervalMs ?? 2000}ms`;
@@ -72,10 +107,26 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  log global',
     '  option httplog',
     '  timeout connect 5s',
-    '  # A server that refuses the connection (stopped, not yet marked down): the last retry goes to',
-    '  # another replica, which forwards the call or says where its session was.',
+    '  # A failed attempt is tried again on another replica (redispatch 1: every retry picks another',
+    '  # server), which runs the call, forwards it, or says where its session was. A JSON-RPC POST may',
+    '  # not be idempotent, so only attempts that got no response byte at all are retried:',
+    '  #   conn-failure    the connection was refused or never set up (a stopped replica not yet',
+    '  #                   marked down): nothing was sent.',
+    '  #   empty-response  the connection closed before a byte of answer: the replica had closed the',
+    '  #                   kept-alive connection the request was written to (nothing ran), or its',
+    '  #                   process died with the call. Then what the call did to a session died with',
+    '  #                   it (sessions live in the process): the retry finds SESSION_NOT_FOUND',
+    '  #                   replica-unreachable, never a second run.',
+    '  # Not retried: response-timeout (the replica is alive and may still be running the call),',
+    '  # junk-response and status codes (a replica that answered ran the call, or refused it in',
+    '  # JSON-RPC), 0rtt-rejected (no TLS early data reaches the replicas), and batches (frontend).',
     '  retries 2',
+    '  retry-on conn-failure empty-response',
     '  option redispatch 1',
+    "  # The balancer's own errors answer in JSON-RPC, as every answer of the service does.",
+    httpErrorLine(502),
+    httpErrorLine(503),
+    httpErrorLine(504),
     '  timeout http-request 30s',
     '  # A health check waits this long for its answer (a busy replica answers late, not never).',
     '  timeout check 5s',
@@ -103,6 +154,10 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  acl is_post method POST',
     '  acl rpc path /rpc',
     '  acl mcp path /mcp',
+    '  # A batch is never retried (defaults: retry-on): the replica that died may have forwarded some',
+    '  # of its members to live replicas, which ran them, and a second send would run those twice.',
+    "  acl batch req.body -m reg '^[[:space:]]*\\['",
+    '  http-request disable-l7-retry if is_post batch',
     '  acl has_replica var(txn.replica) -m found',
     '  acl has_sid var(txn.sid) -m found',
     '  # 1. A caller may name the replica (a WebSocket that must reach it: session.subscribe).',

@@ -1,5 +1,6 @@
 // Service replicas behind Debian's HAProxy on loopback, for test/integration/replicas.test.ts and
-// cluster.test.ts, and the calls those tests make through it (POST, a WebSocket's calls): each
+// cluster.test.ts (balancerErrors.test.ts runs the balancer alone, `startBalancer`), and the calls
+// those tests make through it (POST, a WebSocket's calls): each
 // replica is a child process (`node --import tsx src/main.ts`) in a process group of its own, so a
 // test can kill one with its Chromium, and HAProxy runs in the foreground with the configuration
 // scripts/haproxyConfig.ts makes for deploy/. Only what this file started is ever signalled.
@@ -8,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { haproxyConfig } from '../../scripts/haproxyConfig.js';
+import { haproxyConfig, type HaproxyOptions } from '../../scripts/haproxyConfig.js';
 import { freePort } from './ports.js';
 import { waitFor } from './testService.js';
 
@@ -110,6 +111,55 @@ function killGroup(child: ChildProcess): Promise<void> {
   return exited;
 }
 
+/** Up to HAProxy routing its first request on loopback. */
+const BALANCER_READY_TIMEOUT_MS = 30_000;
+
+/** Debian's HAProxy running the generator's configuration on a free loopback port. */
+export interface Balancer {
+  url: string;
+  /** HAProxy's own output (its log goes to stdout). */
+  logs: string[];
+  /** SIGKILLs HAProxy's process group and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts HAProxy in the foreground (in a process group of its own) with `haproxyConfig(options)`
+ * bound to a free loopback port, its configuration written in `dir` and checked with `haproxy -c`
+ * first; resolves once `ready(url)` is true (default: `/healthz` answers 200 through it).
+ */
+export async function startBalancer(
+  options: Omit<HaproxyOptions, 'bind'>,
+  dir: string,
+  ready: (url: string) => Promise<boolean> = async (url) =>
+    (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
+): Promise<Balancer> {
+  const port = await freePort();
+  const cfgPath = join(dir, 'haproxy.cfg');
+  writeFileSync(cfgPath, haproxyConfig({ ...options, bind: `127.0.0.1:${port}` }));
+  const check = spawnSync(HAPROXY_PATH, ['-c', '-f', cfgPath], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`haproxy -c refused the configuration: ${check.stderr}`);
+  const child = spawn(HAPROXY_PATH, ['-db', '-f', cfgPath], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  track(child, logs);
+  const url = `http://127.0.0.1:${port}`;
+  const balancer: Balancer = { url, logs, stop: () => killGroup(child) };
+  try {
+    await waitFor(
+      () => ready(url),
+      BALANCER_READY_TIMEOUT_MS,
+      () => `haproxy routing (log: ${logs.join('').slice(-2000)})`,
+    );
+  } catch (error) {
+    await balancer.stop();
+    throw error;
+  }
+  return balancer;
+}
+
 /**
  * Starts `ids.length` replicas (REPLICA_ID, REPLICA_PEERS of each other, HUB_REPLICA the first,
  * a capacity agent each) and HAProxy in front of them; resolves once HAProxy routes to every one.
@@ -158,10 +208,9 @@ export async function startReplicaCluster(
     track(child, logs);
     return { id, port, agentPort, url: `http://127.0.0.1:${port}`, child, logs };
   });
-  let haproxy: ChildProcess | undefined;
-  const haproxyLogs: string[] = [];
+  let balancer: Balancer | undefined;
   const stop = async (): Promise<void> => {
-    if (haproxy !== undefined) await killGroup(haproxy);
+    await balancer?.stop();
     await Promise.all(replicas.map((r) => killGroup(r.child)));
     rmSync(dir, { recursive: true, force: true });
   };
@@ -179,30 +228,15 @@ export async function startReplicaCluster(
         () => `replica ${r.id} ready (log: ${r.logs.join('').slice(-2000)})`,
       );
     }
-    const lbPort = await freePort();
-    const cfgPath = join(dir, 'haproxy.cfg');
-    writeFileSync(
-      cfgPath,
-      haproxyConfig({
-        bind: `127.0.0.1:${lbPort}`,
+    balancer = await startBalancer(
+      {
         replicas: replicas.map((r) => ({ id: r.id, address: `127.0.0.1:${r.port}`, agentPort: r.agentPort })),
         hub: ids[0],
         checkIntervalMs: 1000,
-      }),
+      },
+      dir,
     );
-    const check = spawnSync(HAPROXY_PATH, ['-c', '-f', cfgPath], { encoding: 'utf8' });
-    if (check.status !== 0) throw new Error(`haproxy -c refused the configuration: ${check.stderr}`);
-    haproxy = spawn(HAPROXY_PATH, ['-db', '-f', cfgPath], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    track(haproxy, haproxyLogs);
-    const url = `http://127.0.0.1:${lbPort}`;
-    await waitFor(
-      async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
-      30_000,
-      () => `haproxy routing (log: ${haproxyLogs.join('').slice(-2000)})`,
-    );
+    const { url, logs: haproxyLogs } = balancer;
     const post = async (body: unknown, path = '/rpc', to = url): Promise<unknown> => {
       const res = await fetch(`${to}${path}`, {
         method: 'POST',

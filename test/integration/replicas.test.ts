@@ -3,7 +3,8 @@
 // /mcp, through the balancer or forwarded by the replica it reached; a replica that dies fails its
 // own sessions only, with SESSION_NOT_FOUND naming it, and the other keeps working. The browser
 // tier (BROWSER_ENDPOINTS) adds its servers through startReplicaCluster's `env`.
-import { connect } from 'node:net';
+import http from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   haproxyInstalled,
@@ -11,6 +12,7 @@ import {
   type ReplicaCluster,
   type RpcAnswer,
 } from '../helpers/replicaCluster.js';
+import { waitFor } from '../helpers/testService.js';
 
 /** How long a replica's log line may take to arrive through its stdout pipe after its answer. */
 const LOG_WAIT_MS = 10_000;
@@ -21,6 +23,26 @@ if (!HAVE_HAPROXY)
   console.warn('replicas.test.ts skipped: /usr/sbin/haproxy is not installed (apt-get install -y haproxy)');
 
 const SESSION_NOT_FOUND = -32010;
+/** Bound on a call left running in its page (it never settles by itself). */
+const IN_FLIGHT_TIMEOUT_MS = 60_000;
+/** Up to a page's fetch reaching the listener (a busy machine). */
+const PAGE_WAIT_MS = 30_000;
+
+/** A loopback HTTP listener a page tells it runs, by fetching it; counts the requests. */
+async function startListener(): Promise<{ url: string; hits: number; close(): Promise<void> }> {
+  const listener = { url: '', hits: 0, close: () => Promise.resolve() };
+  const server = http.createServer((_req, res) => {
+    listener.hits += 1;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  listener.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listener.close = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return listener;
+}
 
 describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
   let cluster: ReplicaCluster;
@@ -155,9 +177,44 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
   });
 
   it(
-    'a replica that dies fails only its own sessions, with SESSION_NOT_FOUND naming it',
+    'a replica that dies fails only its own sessions, with SESSION_NOT_FOUND naming it, in JSON-RPC even mid-call',
     async () => {
-      await cluster.kill('r2');
+      // Calls left running on r2 when it dies: each page has told the listener it runs. HAProxy gets
+      // no byte of answer to them (retry-on empty-response), so it sends each to r1, which finds r2
+      // gone: a JSON-RPC answer, never HAProxy's 502 page or a dropped connection.
+      const started = await startListener();
+      const r2Sessions = held.get('r2') ?? [];
+      const calls: { sid: string; answer: Promise<RpcAnswer> }[] = r2Sessions.map((sid) => ({
+        sid,
+        answer: rpc('page.evaluate', {
+          session_id: sid,
+          expression: `new Promise(() => { fetch('${started.url}/started', { mode: 'no-cors' }); })`,
+          timeout: IN_FLIGHT_TIMEOUT_MS,
+        }),
+      }));
+      try {
+        await waitFor(
+          () => started.hits >= r2Sessions.length,
+          PAGE_WAIT_MS,
+          'the in-flight calls to reach their pages',
+        );
+        await cluster.kill('r2');
+        // And calls sent at once, before HAProxy's checks mark r2 down: r1's and r2's sessions.
+        for (const sid of [...(held.get('r1') ?? []), ...r2Sessions])
+          calls.push({ sid, answer: rpc('page.evaluate', { session_id: sid, ...readMark }) });
+        for (const { sid, answer } of calls) {
+          const got = await answer;
+          if (replicaOf(sid) === 'r1') expect(got.result).toEqual({ result: sid });
+          else
+            expect(got.error?.data, JSON.stringify(got)).toMatchObject({
+              session_id: sid,
+              replica: 'r2',
+              reason: 'replica-unreachable',
+            });
+        }
+      } finally {
+        await started.close();
+      }
       // r1's sessions keep working, over HTTP and batches.
       for (const sid of held.get('r1') ?? [])
         expect((await rpc('page.evaluate', { session_id: sid, ...readMark })).result).toEqual({
