@@ -20,7 +20,13 @@ export const REPLICA_KEYS = {
     default: '',
     group: 'replicas',
     description:
-      'Where the other replicas answer, for forwarding a call that reached the wrong one: id=http://host:port pairs, comma-separated (r2=http://10.0.0.2:3337,r3=…), or one template with {id} in it (http://{id}.pwj.default.svc.cluster.local:3337). Empty: such calls get SESSION_NOT_FOUND with data.replica.',
+      'Where the other replicas answer, for forwarding a call that reached the wrong one: id=http://host:port pairs, comma-separated (r2=http://10.0.0.2:3337,r3=…), or one template with {id} in it (http://{id}.pwj.default.svc.cluster.local:3337), filled only with the ids REPLICA_IDS lists. A call for a replica not configured here gets SESSION_NOT_FOUND with data.replica, and no connection is made. Empty: every such call does.',
+  },
+  REPLICA_IDS: {
+    default: '',
+    group: 'replicas',
+    description:
+      "With a REPLICA_PEERS template, required: every replica id of the deployment, comma-separated, this one included (pwj-0,pwj-1,pwj-2). The template is filled with these ids only, so a session id cannot make a replica forward to a host of its choosing (an id such as localhost, or a cluster service's name). Not with a list: the list names its peers.",
   },
   HUB_REPLICA: {
     default: '',
@@ -56,12 +62,17 @@ export interface ReplicaConfig {
 
 /** The peers' addresses (origins), by id: a fixed list or a template. */
 export interface PeerAddresses {
-  /** The origin replica `id` answers at, or undefined when none is configured for it. */
+  /**
+   * The origin replica `id` answers at, or undefined when none is configured for it: an id the list
+   * does not hold, or one REPLICA_IDS does not list (a template).
+   */
   addressOf(id: string): string | undefined;
   /** The configured peers (a template lists none). */
   readonly listed: ReadonlyMap<string, string>;
   /** The template, when REPLICA_PEERS is one (`http://{id}.pwj.ns.svc.cluster.local:3337`). */
   readonly template?: string;
+  /** REPLICA_IDS, with a template: the only ids it is filled with. */
+  readonly templateIds?: ReadonlySet<string>;
 }
 
 function originOf(raw: string, fail: (message: string) => Error): string {
@@ -79,35 +90,74 @@ function originOf(raw: string, fail: (message: string) => Error): string {
   return url.origin;
 }
 
-/** Parses REPLICA_PEERS (see its description); `self` may not be among them. */
-export function parsePeers(
+/** Parses REPLICA_IDS: ids in the replica id form, each once, `self` among them. */
+function parseTemplateIds(
   value: string,
   self: string | undefined,
   fail: (message: string) => Error,
+): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const raw of value.split(',')) {
+    const id = raw.trim();
+    if (id === '') continue;
+    if (!REPLICA_ID_PATTERN.test(id))
+      throw fail(`each id is lower-case letters, digits and '-' (at most 63, e.g. pwj-0), got "${id}"`);
+    if (ids.has(id)) throw fail(`${id} is listed twice`);
+    ids.add(id);
+  }
+  if (self !== undefined && !ids.has(self))
+    throw fail(`does not list this replica (REPLICA_ID ${self}): list every replica of the deployment`);
+  return ids;
+}
+
+/**
+ * Parses REPLICA_PEERS (see its description) and, with a template, REPLICA_IDS; `self` may not be
+ * among a list's peers. `fail(key, message)` makes the error naming the key at fault.
+ */
+export function parsePeers(
+  value: string,
+  idsText: string,
+  self: string | undefined,
+  fail: (key: 'REPLICA_PEERS' | 'REPLICA_IDS', message: string) => Error,
 ): PeerAddresses {
   const raw = value.trim();
+  const failPeers = (message: string): Error => fail('REPLICA_PEERS', message);
   if (raw.includes(PEER_ID_PLACEHOLDER)) {
     if (raw.includes(',') || raw.includes('='))
-      throw fail('a template is one address with {id} in it, not a list');
+      throw failPeers('a template is one address with {id} in it, not a list');
     // Checked with a sample id: the template must make an origin of every id.
-    originOf(raw.replaceAll(PEER_ID_PLACEHOLDER, 'sample-0'), fail);
+    originOf(raw.replaceAll(PEER_ID_PLACEHOLDER, 'sample-0'), failPeers);
+    // Any id would make a host of the session id's choosing (http://{id}:3337 with id localhost):
+    // the template is filled with the deployment's own ids only.
+    if (idsText.trim() === '')
+      throw fail(
+        'REPLICA_IDS',
+        'a REPLICA_PEERS template needs the list of replica ids it may be filled with (pwj-0,pwj-1,…)',
+      );
+    const templateIds = parseTemplateIds(idsText, self, (message) => fail('REPLICA_IDS', message));
     return {
       addressOf: (id) =>
-        REPLICA_ID_PATTERN.test(id) ? originOf(raw.replaceAll(PEER_ID_PLACEHOLDER, id), fail) : undefined,
+        templateIds.has(id) ? originOf(raw.replaceAll(PEER_ID_PLACEHOLDER, id), failPeers) : undefined,
       listed: new Map(),
       template: raw,
+      templateIds,
     };
   }
+  if (idsText.trim() !== '')
+    throw fail(
+      'REPLICA_IDS',
+      'only with a REPLICA_PEERS template: a list of id=address pairs names its peers',
+    );
   const listed = new Map<string, string>();
   for (const entry of raw.split(',')) {
     if (entry.trim() === '') continue;
     const eq = entry.indexOf('=');
     const id = entry.slice(0, eq).trim();
     if (eq < 0 || !REPLICA_ID_PATTERN.test(id))
-      throw fail(`each entry is id=http://host:port with an id like r2, got "${entry.trim()}"`);
-    if (id === self) throw fail(`${id} is this replica (REPLICA_ID): a replica is not its own peer`);
-    if (listed.has(id)) throw fail(`${id} is listed twice`);
-    listed.set(id, originOf(entry.slice(eq + 1).trim(), fail));
+      throw failPeers(`each entry is id=http://host:port with an id like r2, got "${entry.trim()}"`);
+    if (id === self) throw failPeers(`${id} is this replica (REPLICA_ID): a replica is not its own peer`);
+    if (listed.has(id)) throw failPeers(`${id} is listed twice`);
+    listed.set(id, originOf(entry.slice(eq + 1).trim(), failPeers));
   }
   return { addressOf: (id) => listed.get(id), listed };
 }
@@ -129,14 +179,19 @@ export function loadReplicaConfig(
   if (hub !== '' && !REPLICA_ID_PATTERN.test(hub))
     throw fail('HUB_REPLICA', `must be a replica id like r1, got "${hub}"`);
   const peersText = get('REPLICA_PEERS');
-  if (replicaId === undefined && (peersText.trim() !== '' || hub !== ''))
-    throw fail(
-      peersText.trim() !== '' ? 'REPLICA_PEERS' : 'HUB_REPLICA',
-      'needs REPLICA_ID: only a replica forwards to its peers',
+  const idsText = get('REPLICA_IDS');
+  if (replicaId === undefined) {
+    const set = (['REPLICA_PEERS', 'REPLICA_IDS', 'HUB_REPLICA'] as const).find(
+      (key) => get(key).trim() !== '',
     );
-  const replicaPeers = parsePeers(peersText, replicaId, (message) => fail('REPLICA_PEERS', message));
+    if (set !== undefined) throw fail(set, 'needs REPLICA_ID: only a replica forwards to its peers');
+  }
+  const replicaPeers = parsePeers(peersText, idsText, replicaId, fail);
   if (hub !== '' && hub !== replicaId && replicaPeers.addressOf(hub) === undefined)
-    throw fail('HUB_REPLICA', `${hub} has no address in REPLICA_PEERS, so agents.* could not reach it`);
+    throw fail(
+      'HUB_REPLICA',
+      `${hub} has no address in REPLICA_PEERS (a template: not in REPLICA_IDS), so agents.* could not reach it`,
+    );
   return {
     replicaId,
     replicaPeers,

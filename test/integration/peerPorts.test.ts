@@ -107,6 +107,7 @@ describe('template peers (REPLICA_PEERS http://{id}.localhost:PORT)', () => {
       ALLOW_HOST_REGEX: LOOPBACK_ANY_PORT,
       REPLICA_ID: 'r1',
       REPLICA_PEERS: `http://{id}.localhost:${peer.port}`,
+      REPLICA_IDS: 'r1,r2',
       POOL_SIZE: '0',
     });
   }, 60_000);

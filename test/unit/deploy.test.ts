@@ -193,6 +193,7 @@ describe('deploy/k8s', () => {
       API_KEY: 'k-0123456789abcdef',
       REPLICA_ID: 'pwj-1',
       REPLICA_PEERS: String(at(env.get('REPLICA_PEERS'), 'value')),
+      REPLICA_IDS: String(at(env.get('REPLICA_IDS'), 'value')),
       HUB_REPLICA: 'pwj-0',
       REPLICA_AGENT_PORT: String(at(env.get('REPLICA_AGENT_PORT'), 'value')),
       TRUSTED_PROXIES: String(at(env.get('TRUSTED_PROXIES'), 'value')),

@@ -14,6 +14,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { K8S_MAX_REPLICAS } from '../../scripts/haproxyConfig.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { CONFIG_KEYS } from '../../src/config/configKeys.js';
 import { at, type Node } from '../helpers/tree.js';
@@ -232,6 +233,25 @@ describe('deploy/k8s cross-references', () => {
     // The check can fail: the default (loopback, a free port, no advertised name) is refused.
     const loopback = loadConfig({ API_KEY: 'k-0123456789abcdef', BROWSER_ENDPOINTS: 'ws://b:1/' });
     expect(egressProblems(loopback, 'http://pwj-1.pwj:3337')).toHaveLength(3);
+  });
+
+  it("REPLICA_IDS lists exactly the servers HAProxy's ConfigMap knows, the StatefulSet's pods among them", () => {
+    const pwj = workloads().find((w) => nameOf(w) === 'pwj');
+    if (pwj === undefined) throw new Error('no StatefulSet pwj');
+    const [container] = containers(pwj);
+    const ids = String(list(container?.env).find((e) => e.name === 'REPLICA_IDS')?.value).split(',');
+    const cfg = String(
+      at(
+        ofKind('ConfigMap').find((c) => nameOf(c) === 'haproxy'),
+        'data',
+        'haproxy.cfg',
+      ),
+    );
+    const servers = [...new Set([...cfg.matchAll(/^ {2}server (\S+) /gm)].map((m) => m[1]))];
+    expect(ids).toEqual(servers);
+    expect(ids).toHaveLength(K8S_MAX_REPLICAS);
+    const replicas = Number(at(pwj, 'spec', 'replicas'));
+    for (let i = 0; i < replicas; i++) expect(ids).toContain(`${nameOf(pwj)}-${i}`);
   });
 });
 

@@ -61,6 +61,7 @@ describe("the peers' ports", () => {
     const policy = policyFor({
       REPLICA_ID: 'pwj-1',
       REPLICA_PEERS: 'http://{id}.pwj.ns.svc.cluster.local:3337',
+      REPLICA_IDS: 'pwj-0,pwj-1,pwj-2',
       REPLICA_AGENT_PORT: '3338',
       EGRESS_PROXY_PORT: '3339',
       BROWSER_ENDPOINTS: 'ws://browser-0:3000/',

@@ -55,9 +55,16 @@ describe('REPLICA_* keys', () => {
     expect(c.replicaPeers.addressOf('r4')).toBeUndefined();
     expect(c.hubReplica).toBe('r2');
     expect(c.replicaAgentPort).toBe(3338);
-    const t = loadConfig({ ...base, REPLICA_ID: 'pwj-0', REPLICA_PEERS: 'http://{id}.pwj.ns.svc:3337' });
+    const t = loadConfig({
+      ...base,
+      REPLICA_ID: 'pwj-0',
+      REPLICA_PEERS: 'http://{id}.pwj.ns.svc:3337',
+      REPLICA_IDS: 'pwj-0, pwj-1,pwj-3',
+    });
     expect(t.replicaPeers.addressOf('pwj-3')).toBe('http://pwj-3.pwj.ns.svc:3337');
-    expect(t.replicaPeers.addressOf('BAD/../x')).toBeUndefined();
+    // A template is filled with the listed ids only.
+    for (const id of ['pwj-2', 'localhost', 'kube-dns', 'BAD/../x'])
+      expect(t.replicaPeers.addressOf(id), id).toBeUndefined();
     expect(loadConfig(base).replicaId).toBeUndefined();
   });
 
@@ -73,6 +80,17 @@ describe('REPLICA_* keys', () => {
     [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://h:1' }, 'REPLICA_PEERS'],
     [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1,r2=http://h:1' }, 'REPLICA_PEERS'],
     [{ REPLICA_ID: 'r1', HUB_REPLICA: 'r2' }, 'HUB_REPLICA'],
+    [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1' }, 'REPLICA_IDS'],
+    [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1', REPLICA_IDS: 'r2,r3' }, 'REPLICA_IDS'],
+    [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1', REPLICA_IDS: 'r1,r2,r1' }, 'REPLICA_IDS'],
+    [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1', REPLICA_IDS: 'r1,evil.test' }, 'REPLICA_IDS'],
+    [{ REPLICA_ID: 'r1', REPLICA_PEERS: 'r2=http://h:1', REPLICA_IDS: 'r1,r2' }, 'REPLICA_IDS'],
+    [{ REPLICA_ID: 'r1', REPLICA_IDS: 'r1,r2' }, 'REPLICA_IDS'],
+    [{ REPLICA_IDS: 'r1' }, 'REPLICA_IDS'],
+    [
+      { REPLICA_ID: 'r1', REPLICA_PEERS: 'http://{id}:1', REPLICA_IDS: 'r1,r2', HUB_REPLICA: 'r3' },
+      'HUB_REPLICA',
+    ],
     [{ REPLICA_ID: 'r1', REPLICA_AGENT_PORT: '70000' }, 'REPLICA_AGENT_PORT'],
     [{ REPLICA_ID: 'r1', REPLICA_FORWARD_TIMEOUT_MS: '0' }, 'REPLICA_FORWARD_TIMEOUT_MS'],
   ])('refuse %o, naming %s', (vars, key) => {
@@ -229,6 +247,56 @@ describe('ReplicaDispatcher', () => {
     const e = await failure(routed('').call('page.text', { session_id: 's_r7.b' }, ctx()));
     expect(e.errorName).toBe('SESSION_NOT_FOUND');
     expect(e.data).toEqual({ session_id: 's_r7.b', replica: 'r7', reason: 'other-replica' });
+  });
+
+  it('a template forwards to the ids REPLICA_IDS lists only: another id, host-like or not, gets no connection', async () => {
+    let connections = 0;
+    const peer = await fakePeer((_body, _req, res) => {
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { ran: 'peer' } }));
+    });
+    peer.server.on('connection', () => (connections += 1));
+    servers.push(peer.server);
+    const port = new URL(peer.origin).port;
+    // `http://{id}:PORT`: filled with any id, `s_localhost.…` would reach the listener on 127.0.0.1.
+    const d = replicaAware(
+      inner,
+      loadConfig({
+        API_KEY: KEY,
+        REPLICA_ID: 'r1',
+        REPLICA_PEERS: `http://{id}:${port}`,
+        REPLICA_IDS: 'r1,r2',
+      }),
+      logger,
+    );
+    for (const [sid, replica] of [
+      ['s_localhost.6e5decff-dba7-492d-98a8-81a092668d98', 'localhost'],
+      ['s_127.0.0.1.6e5decff-dba7-492d-98a8-81a092668d98', '127'],
+      ['s_r9.6e5decff-dba7-492d-98a8-81a092668d98', 'r9'],
+    ]) {
+      const e = await failure(d.call('page.text', { session_id: sid }, ctx()));
+      expect(e.errorName, sid).toBe('SESSION_NOT_FOUND');
+      expect(e.data).toEqual({ session_id: sid, replica, reason: 'other-replica' });
+    }
+    expect(connections).toBe(0);
+    // The check can fail: with localhost among the ids, the same call reaches the listener.
+    const listed = replicaAware(
+      inner,
+      loadConfig({
+        API_KEY: KEY,
+        REPLICA_ID: 'r1',
+        REPLICA_PEERS: `http://{id}:${port}`,
+        REPLICA_IDS: 'r1,localhost',
+      }),
+      logger,
+    );
+    expect(
+      await listed.call(
+        'page.text',
+        { session_id: 's_localhost.6e5decff-dba7-492d-98a8-81a092668d98' },
+        ctx(),
+      ),
+    ).toEqual({ ran: 'peer' });
+    expect(connections).toBeGreaterThan(0);
   });
 
   it('never forwards a call another replica forwarded here (no bounce between replicas that disagree)', async () => {
