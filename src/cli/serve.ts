@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { wideTrustWarning } from '../config/configProxies.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { BrowserNotFoundError, startService } from '../service.js';
 import { watchParent } from './parentWatch.js';
@@ -26,6 +27,21 @@ export interface ServeOptions {
    * Docker's init, pm2) or a deliberate `nohup … &` runs, where outliving the shell is the point.
    */
   exitWithParent: boolean;
+}
+
+/**
+ * The start-up warnings about who can reach the service or speak for its clients: a bind beyond
+ * loopback, and a TRUSTED_PROXIES wide enough that hosts other than the balancers may name a client.
+ */
+export function warnOfExposure(config: Pick<Config, 'host' | 'trustedProxies'>, logger: Logger): void {
+  if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
+    logger.warn(
+      { host: config.host },
+      'binding beyond loopback: the service is reachable from other machines; keep the API key secret',
+    );
+  }
+  const trust = wideTrustWarning(config.trustedProxies);
+  if (trust !== undefined) logger.warn({ trustedProxies: config.trustedProxies }, trust);
 }
 
 /** Loads the configuration, starts the service, and stops it on SIGTERM, SIGINT or (opt-in) orphaning. */
@@ -62,12 +78,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       'AGENT_SECRET was not set; a random agent secret was generated for this run (printed once on stderr)',
     );
   }
-  if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
-    logger.warn(
-      { host: config.host },
-      'binding beyond loopback: the service is reachable from other machines; keep the API key secret',
-    );
-  }
+  warnOfExposure(config, logger);
 
   let running;
   try {

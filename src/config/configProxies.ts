@@ -19,7 +19,7 @@ export const TRUSTED_PROXY_KEYS = {
     default: '',
     group: 'http',
     description:
-      'Load balancers whose X-Forwarded-For names the client every per-address budget counts, on HTTP and WebSocket handshakes (read from its right end through listed hops only): addresses, CIDRs (10.0.0.0/24, fd00::/64) or loopback, linklocal, uniquelocal, comma-separated. Empty: trust nothing. List the balancers only; /0 is refused.',
+      'Load balancers whose X-Forwarded-For names the client every per-address budget counts, on HTTP and WebSocket handshakes (read from its right end through listed hops only): addresses, CIDRs (10.0.0.0/24, fd00::/64) or loopback, linklocal, uniquelocal, comma-separated. Empty: trust nothing. List the balancers only: /0 is refused, and a range of more than 256 addresses (wider than an IPv4 /24 or IPv6 /120, or linklocal, uniquelocal) logs a warning at start, since any host in it can name any client.',
   },
 } as const;
 
@@ -85,6 +85,53 @@ export function parseTrustedProxies(value: string, fail: (message: string) => Er
     throw fail(`not a list proxy-addr accepts: ${(error as Error).message}`);
   }
   return { trustedProxies: entries, trustProxy };
+}
+
+/**
+ * An entry trusting more addresses than this many host bits hold (an IPv4 /24, an IPv6 /120: 256)
+ * is a whole subnet or private range rather than a few balancers, and earns a start-up warning.
+ */
+export const WIDE_TRUST_HOST_BITS = 8;
+
+/** Range names proxy-addr expands to whole ranges (10.0.0.0/8, fc00::/7, 169.254.0.0/16 …); loopback is this machine only. */
+const WIDE_RANGE_NAMES: ReadonlySet<string> = new Set(['linklocal', 'uniquelocal']);
+
+/** The prefix length of an IPv4 netmask (255.255.0.0 → 16): its set bits. */
+function netmaskBits(mask: string): number {
+  return mask
+    .split('.')
+    .map(Number)
+    .reduce((bits, octet) => bits + octet.toString(2).replaceAll('0', '').length, 0);
+}
+
+/** The entries of a parsed TRUSTED_PROXIES that trust more than WIDE_TRUST_HOST_BITS of addresses. */
+export function wideTrustedProxies(entries: readonly string[]): string[] {
+  return entries.filter((entry) => {
+    if (WIDE_RANGE_NAMES.has(entry)) return true;
+    const slash = entry.indexOf('/');
+    if (slash < 0) return false;
+    const address = entry.slice(0, slash);
+    const prefix = entry.slice(slash + 1);
+    const family = isIP(address);
+    const bits = family === 4 && isIP(prefix) === 4 ? netmaskBits(prefix) : Number(prefix);
+    return (family === 4 ? 32 : 128) - bits > WIDE_TRUST_HOST_BITS;
+  });
+}
+
+/**
+ * The start-up warning for a TRUSTED_PROXIES that trusts whole ranges (undefined when it trusts
+ * none): every host in them can forge X-Forwarded-For, so the operator is told which entries and
+ * what keeps the others out.
+ */
+export function wideTrustWarning(entries: readonly string[]): string | undefined {
+  const wide = wideTrustedProxies(entries);
+  if (wide.length === 0) return undefined;
+  return (
+    `TRUSTED_PROXIES trusts whole address ranges (${wide.join(', ')}): any host in them can forge ` +
+    'X-Forwarded-For and name any client, getting a fresh per-address budget (rate limit, wrong-key ' +
+    'budget, sockets) for every name it makes up. List only the balancers, or let no other host in ' +
+    'those ranges reach the service (a NetworkPolicy, a firewall).'
+  );
 }
 
 /** Reads TRUSTED_PROXIES; `get` reads a key's text, `fail(key, message)` makes the ConfigError. */

@@ -135,6 +135,33 @@ function egressProblems(config: Config, ownAddress: string | undefined): string[
   return problems;
 }
 
+/**
+ * Who an Ingress NetworkPolicy admits to `port` of its pods: the `app` label of each pod selector
+ * of the rules naming that port, '*' for a rule that admits anyone (no `from`, or a namespace or
+ * address block), and undefined when the policy does not select `workload`'s pods for Ingress.
+ */
+function admittedTo(policy: Node, workload: Node, port: number): string[] | undefined {
+  const selector = (at(policy, 'spec', 'podSelector', 'matchLabels') ?? {}) as Node;
+  const labels = (at(workload, 'spec', 'template', 'metadata', 'labels') ?? {}) as Node;
+  const selects = Object.entries(selector).every(([k, v]) => labels[k] === v);
+  const types = at(policy, 'spec', 'policyTypes');
+  if (!selects || !Array.isArray(types) || !types.includes('Ingress')) return undefined;
+  const admitted = new Set<string>();
+  for (const rule of list(at(policy, 'spec', 'ingress'))) {
+    const ports = list(rule.ports);
+    if (ports.length > 0 && !ports.some((p) => p.port === port)) continue;
+    const from = list(rule.from);
+    if (from.length === 0) admitted.add('*');
+    for (const peer of from) {
+      const app = at(peer, 'podSelector', 'matchLabels', 'app');
+      if (peer.namespaceSelector !== undefined || peer.ipBlock !== undefined || typeof app !== 'string')
+        admitted.add('*');
+      else admitted.add(app);
+    }
+  }
+  return [...admitted].sort();
+}
+
 describe('deploy/k8s against the Kubernetes schemas', () => {
   it('every document of every manifest validates against the schema of its kind', () => {
     expect(docs.length).toBeGreaterThanOrEqual(10);
@@ -252,6 +279,52 @@ describe('deploy/k8s cross-references', () => {
     expect(ids).toHaveLength(K8S_MAX_REPLICAS);
     const replicas = Number(at(pwj, 'spec', 'replicas'));
     for (let i = 0; i < replicas; i++) expect(ids).toContain(`${nameOf(pwj)}-${i}`);
+  });
+});
+
+describe('deploy/k8s: who reaches the replicas', () => {
+  const pwj = workloads().find((w) => nameOf(w) === 'pwj');
+  if (pwj === undefined) throw new Error('no StatefulSet pwj');
+  const policies = ofKind('NetworkPolicy');
+  const appOf = (w: Node | undefined): unknown => at(w, 'spec', 'template', 'metadata', 'labels', 'app');
+  /** What the policies selecting pwj's pods admit to `port`, together (undefined: none selects them). */
+  const admitted = (all: Node[], port: number): string[] | undefined => {
+    const each = all.map((p) => admittedTo(p, pwj, port)).filter((a) => a !== undefined);
+    return each.length === 0 ? undefined : [...new Set(each.flat())].sort();
+  };
+
+  it('only the balancer and the replicas reach the API port; each other port only its one client', () => {
+    const balancer = workloads().find((w) => nameOf(w) === 'haproxy');
+    const browsers = workloads().find((w) => nameOf(w) === 'browser');
+    const [container] = containers(pwj);
+    const env = new Map(list(container?.env).map((e) => [e.name, e.value]));
+    const port = (name: string): number =>
+      Number(list(container?.ports).find((p) => p.name === name)?.containerPort);
+    // The API port trusts X-Forwarded-For (TRUSTED_PROXIES): the balancer names the client, and the
+    // replicas forward calls to each other; no other pod may connect.
+    expect(String(port('http'))).toBe(env.get('PORT'));
+    expect(admitted(policies, port('http'))).toEqual([appOf(balancer), appOf(pwj)].sort());
+    expect(admitted(policies, port('agent'))).toEqual([appOf(balancer)]);
+    expect(String(port('agent'))).toBe(env.get('REPLICA_AGENT_PORT'));
+    expect(admitted(policies, port('egress'))).toEqual([appOf(browsers)]);
+    // Every port the pods open is named by some rule: a new one is not left to whoever connects.
+    for (const p of list(container?.ports))
+      expect(admitted(policies, Number(p.containerPort)), String(p.name)).not.toEqual([]);
+  });
+
+  it('the check can fail: a rule open to every pod, or no policy at all, is seen', () => {
+    const open = structuredClone(policies.find((p) => nameOf(p) === 'pwj') ?? {});
+    list(at(open, 'spec', 'ingress')).push({ ports: [{ port: 3337 }] });
+    expect(admitted([open], 3337)).toContain('*');
+    const anyNamespace = structuredClone(policies.find((p) => nameOf(p) === 'pwj') ?? {});
+    list(at(anyNamespace, 'spec', 'ingress', 0, 'from')).push({ namespaceSelector: {} });
+    expect(admitted([anyNamespace], 3337)).toContain('*');
+    expect(
+      admitted(
+        policies.filter((p) => nameOf(p) !== 'pwj'),
+        3337,
+      ),
+    ).toBeUndefined();
   });
 });
 

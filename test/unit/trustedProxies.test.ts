@@ -1,9 +1,13 @@
-// TRUSTED_PROXIES: what start-up accepts and refuses, and the client address the one shared
-// function (src/ws/clientAddress.ts) derives from a peer and its X-Forwarded-For.
+// TRUSTED_PROXIES: what start-up accepts and refuses, the client address the one shared function
+// (src/ws/clientAddress.ts) derives from a peer and its X-Forwarded-For, and the start-up warning
+// for a list that trusts whole ranges.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { ConfigError } from '../../src/config/config.js';
+import { warnOfExposure } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config/config.js';
+import { WIDE_TRUST_HOST_BITS, wideTrustedProxies } from '../../src/config/configProxies.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { clientAddress } from '../../src/ws/clientAddress.js';
 import { configError } from '../helpers/configError.js';
 
@@ -113,5 +117,58 @@ describe('the client address', () => {
 
   it('names a torn-down socket "unknown"', () => {
     expect(addressOf('127.0.0.1', undefined, '10.9.9.9')).toBe('unknown');
+  });
+});
+
+describe('a TRUSTED_PROXIES that trusts whole ranges', () => {
+  it('is told apart from a few balancers: more than WIDE_TRUST_HOST_BITS host bits, or a range name', () => {
+    expect(WIDE_TRUST_HOST_BITS).toBe(8);
+    const entries = loadConfig({
+      TRUSTED_PROXIES: [
+        '10.0.0.5',
+        '172.28.0.0/24',
+        '192.168.1.0/255.255.255.0',
+        'fd00::/120',
+        'loopback',
+        '10.244.0.0/16',
+        '10.1.2.0/23',
+        '192.168.0.0/255.255.0.0',
+        'fd00::/64',
+        'fd00::/119',
+        'uniquelocal',
+        'linklocal',
+      ].join(','),
+    }).trustedProxies;
+    expect(wideTrustedProxies(entries)).toEqual([
+      '10.244.0.0/16',
+      '10.1.2.0/23',
+      '192.168.0.0/255.255.0.0',
+      'fd00::/64',
+      'fd00::/119',
+      'uniquelocal',
+      'linklocal',
+    ]);
+  });
+
+  it('logs one warning at start naming the wide entries and the risk; a narrow list logs none', () => {
+    const warnings = (trusted: string): Record<string, unknown>[] => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = createLogger('warn', {
+        write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+      });
+      warnOfExposure(
+        { host: '127.0.0.1', trustedProxies: loadConfig({ TRUSTED_PROXIES: trusted }).trustedProxies },
+        logger,
+      );
+      return lines;
+    };
+    const wide = warnings('172.28.0.10,10.244.0.0/16,uniquelocal');
+    expect(wide).toHaveLength(1);
+    expect(wide[0]?.level).toBe(40);
+    expect(String(wide[0]?.msg)).toMatch(
+      /^TRUSTED_PROXIES trusts whole address ranges \(10\.244\.0\.0\/16, uniquelocal\): any host in them can forge X-Forwarded-For/,
+    );
+    expect(warnings('172.28.0.10,10.0.0.0/24,loopback')).toEqual([]);
+    expect(warnings('')).toEqual([]);
   });
 });
