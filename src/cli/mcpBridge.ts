@@ -10,10 +10,13 @@ import {
   CallToolRequestSchema,
   CallToolResultSchema,
   ListToolsRequestSchema,
+  ToolListChangedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import { GROUPS_QUERY } from '../mcp/requestMenu.js';
+import { ALL_GROUPS, OPTIONAL_GROUPS, parseGroups } from '../mcp/toolGroups.js';
 import { CALL_TIMEOUT_MS, EXIT_OK, EXIT_TRANSPORT } from './call.js';
-import { apiKeyFrom, endpointOf, serviceBase, shownUrl, URL_ENV } from './serviceUrl.js';
+import { apiKeyFrom, endpointOf, serviceBase, shownUrl, UsageError, URL_ENV } from './serviceUrl.js';
 
 /** How long the bridge waits for the service's `initialize` answer before giving up at start. */
 export const BRIDGE_CONNECT_TIMEOUT_MS = 15_000;
@@ -22,16 +25,19 @@ export const BRIDGE_REQUEST_TIMEOUT_MS = CALL_TIMEOUT_MS;
 /** How the bridge names itself to the service in `initialize`. */
 const BRIDGE_INFO = { name: 'playwright-jsonrpc-mcp-stdio', version: '0.1.0' };
 
-export const MCP_HELP = `Usage: playwright-jsonrpc mcp [--url URL]
+export const MCP_HELP = `Usage: playwright-jsonrpc mcp [--url URL] [--groups LIST]
 
 MCP over stdio, for MCP clients that only start local commands. It bridges to a running service's
 /mcp endpoint: tools/list and tools/call are forwarded as they are, so the tools, their schemas
 and their results are the service's own, and sessions live in the service's shared Chromium.
 
 Options:
-  --url URL    the service (base URL or its /mcp endpoint); default $${URL_ENV},
-               then http://127.0.0.1:3337
-  -h, --help   this help
+  --url URL       the service (base URL or its /mcp endpoint); default $${URL_ENV},
+                  then http://127.0.0.1:3337
+  --groups LIST   tool groups to list besides the core ones, comma-separated:
+                  ${OPTIONAL_GROUPS.join(', ')}, or ${ALL_GROUPS}; the tool
+                  tools_enable adds one while the client runs
+  -h, --help      this help
 
 The API key comes from the environment variable API_KEY. The bridge connects at start and exits
 with code 3 and a message on stderr when the service cannot be reached or refuses the key.
@@ -63,7 +69,11 @@ function connectFailure(error: unknown, where: string, hasKey: boolean): string 
 export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      url: { type: 'string' },
+      groups: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     process.stdout.write(MCP_HELP);
@@ -71,6 +81,14 @@ export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Prom
   }
   const base = serviceBase(values.url, env);
   const endpoint = endpointOf(base, 'mcp');
+  if (values.groups !== undefined) {
+    const { unknown } = parseGroups([values.groups]);
+    if (unknown.length > 0)
+      throw new UsageError(
+        `--groups: unknown group ${JSON.stringify(unknown[0]?.slice(0, 40))} (the groups: ${OPTIONAL_GROUPS.join(', ')}, ${ALL_GROUPS})`,
+      );
+    endpoint.searchParams.set(GROUPS_QUERY, values.groups);
+  }
   const key = apiKeyFrom(env);
   const remote = new Client(BRIDGE_INFO, { capabilities: {} });
   const upstream = new StreamableHTTPClientTransport(endpoint, {
@@ -87,9 +105,11 @@ export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Prom
   }
 
   const server = new Server(remote.getServerVersion() ?? BRIDGE_INFO, {
-    capabilities: { tools: {} },
+    // The service's list changes when tools_enable adds a group; its notice is passed on.
+    capabilities: { tools: { listChanged: true } },
     ...(remote.getInstructions() === undefined ? {} : { instructions: remote.getInstructions() }),
   });
+  remote.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
     remote.listTools(request.params, { signal: extra.signal, timeout: BRIDGE_REQUEST_TIMEOUT_MS }),
   );

@@ -5,23 +5,25 @@ import {
   ErrorCode,
   McpError,
   ListToolsRequestSchema,
+  isInitializeRequest,
   type CallToolResult,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { jsonBodyErrors } from '../http/bodyErrors.js';
 import type { Logger } from '../observability/logger.js';
-import type { MethodInfo, Principal } from '../rpc/defineMethod.js';
+import type { Principal } from '../rpc/defineMethod.js';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { ServiceError } from '../errors/serviceError.js';
 import { errorResponse } from '../rpc/jsonRpc.js';
-import { requiredParams } from '../rpc/openrpc.js';
 import { withBudgetDefaults } from './resultBudget.js';
-import { ALL_TOOLS, NOT_TOOLS, isListed, type ToolAvailability } from './toolAvailability.js';
-import { outputSchemaOf, toolResult } from './toolOutput.js';
+import { ALL_TOOLS, type ToolAvailability } from './toolAvailability.js';
+import { ToolCatalog } from './toolCatalog.js';
+import { menuOfRequest, type RequestMenu } from './requestMenu.js';
+import { ToolMenus } from './toolMenus.js';
+import { toolResult } from './toolOutput.js';
 import { withProgress } from './toolProgress.js';
-import { toolText } from './toolTexts.js';
+import { TOOLS_ENABLE, groupsToEnable } from './toolsEnable.js';
 
 /** Where MCP clients connect (Streamable HTTP, stateless). */
 export const MCP_PATH = '/mcp';
@@ -33,49 +35,47 @@ const MCP_INSTRUCTIONS =
   'tool. Open a page with page_goto; read it with page_text, or with page_snapshot when you need ' +
   'element refs (e12) to act on with page_click, page_fill and page_press; see what went wrong with ' +
   'logs_pull and network_pull. Long answers come in parts: call again with the cursor they return. ' +
+  'More tools (network mocking, cookies, downloads, JavaScript …) come in groups: tools_enable adds one. ' +
   'Call session_close when done.';
 
-/** MCP tool names allow `[A-Za-z0-9_-]` everywhere clients check them: `page.goto` is `page_goto`. */
-export function toolName(method: string): string {
-  return method.replace(/\./g, '_');
+/** The messages of a POSTed body (one, or a batch). */
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : [body];
 }
 
 /**
- * The MCP tool of a method: its params schema as the input schema, a description written for a
- * model (toolTexts.ts), its result schema as the output schema, read-only as a hint.
+ * Whether a POSTed body needs its answer as a stream: a call that asked for progress, or a
+ * tools_enable, whose notifications/tools/list_changed must reach the client before the result
+ * (stateless MCP has no other stream to push on).
  */
-export function toolOf(def: MethodInfo): Tool {
-  // TypeBox marks schemas with symbol keys; the tool gets plain JSON Schema.
-  const inputSchema = JSON.parse(JSON.stringify(def.params)) as Tool['inputSchema'];
-  // A defaulted param may be left out: MCP clients must not demand it (page_goto's waitUntil).
-  inputSchema.required = requiredParams(def.params);
-  return {
-    name: toolName(def.name),
-    title: def.name,
-    description: toolText(def.name, def.summary),
-    inputSchema,
-    outputSchema: outputSchemaOf(def),
-    annotations: { readOnlyHint: def.readOnly, openWorldHint: true },
-  };
-}
-
-/** Whether a POSTed MCP body holds a call that asked for progress (its answer then needs a stream). */
-function wantsProgress(body: unknown): boolean {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  return messages.some((m) => {
+function wantsStream(body: unknown): boolean {
+  return messagesOf(body).some((m) => {
     if (typeof m !== 'object' || m === null || !('params' in m)) return false;
     const { params } = m;
-    if (typeof params !== 'object' || params === null || !('_meta' in params)) return false;
+    if (typeof params !== 'object' || params === null) return false;
+    if ('name' in params && params.name === TOOLS_ENABLE) return true;
+    if (!('_meta' in params)) return false;
     const { _meta } = params;
     return typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta;
   });
+}
+
+/** An isError tool result whose text is a JSON-RPC error object, as every failed call answers. */
+function toolError(error: ServiceError): CallToolResult {
+  const failure = errorResponse(null, error);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify('error' in failure ? failure.error : failure) }],
+  };
 }
 
 /**
  * MCP at /mcp: every method of the table is a tool (`page.goto` → `page_goto`), called through the
  * same dispatcher as /rpc, so validation, sessions, locks, errors, caps and logs are the same. A
  * failed call is a tool result with `isError` whose text carries the JSON-RPC error (code, message,
- * data). Stateless Streamable HTTP: each POST is answered on its own; sessions are the service's
+ * data). The list holds the core group, the groups the client's URL asks for and those it enabled
+ * with tools_enable (toolGroups.ts); a tool of another group answers which group to enable.
+ * Stateless Streamable HTTP: each POST is answered on its own; sessions are the service's
  * (session_id in the arguments), not MCP sessions. Mounted behind the API key and rate limits.
  */
 export function mcpRouter(
@@ -90,26 +90,55 @@ export function mcpRouter(
   },
 ): Router {
   const availability = options.availability ?? ALL_TOOLS;
-  const defs = dispatcher.methods().filter((def) => !NOT_TOOLS.has(def.name));
-  const tools = defs.map((def) => ({ method: def.name, tool: toolOf(def) }));
-  const defOf = new Map(defs.map((def) => [toolName(def.name), def]));
+  const catalog = new ToolCatalog(dispatcher.methods());
+  const menus = new ToolMenus();
   const router = express.Router();
 
-  const serverFor = (requestId: string, origin: string, principal: Principal): Server => {
+  const serverFor = (requestId: string, origin: string, principal: Principal, menu: RequestMenu): Server => {
     const server = new Server(SERVER_INFO, {
-      // listChanged: false, because stateless /mcp has no stream to push tools/list_changed on.
-      capabilities: { tools: { listChanged: false } },
+      // tools_enable changes the list, and says so on the stream of its own answer.
+      capabilities: { tools: { listChanged: true } },
       instructions: MCP_INSTRUCTIONS,
     });
+    const groupsNow = () => menu.groups(menus, principal.id);
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: tools.filter((t) => isListed(t.method, availability)).map((t) => t.tool),
+      tools: catalog.list(groupsNow(), availability, menu.outputSchemas),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const def = defOf.get(request.params.name);
-      if (def === undefined) {
+      const { name } = request.params;
+      if (name === TOOLS_ENABLE) {
+        const groups = groupsToEnable(request.params.arguments?.group);
+        if (groups === undefined)
+          return toolError(
+            new ServiceError('INVALID_PARAMS', `${TOOLS_ENABLE}: group must be one of its enum`, {
+              group: request.params.arguments?.group ?? null,
+            }),
+          );
+        const enabled = menu.enable(menus, principal.id, groups);
+        if (enabled instanceof ServiceError) return toolError(enabled);
+        if (enabled) await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+        const answer = {
+          enabled: groups,
+          tools: groups.flatMap((g) => catalog.namesOf(g)),
+          groups: [...groupsNow()],
+        };
+        return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+      }
+      const entry = catalog.lookup(name);
+      if (entry === undefined) {
         throw new McpError(
           ErrorCode.InvalidParams,
-          `Unknown tool: ${request.params.name.slice(0, 100)}. tools/list names every tool.`,
+          `Unknown tool: ${name.slice(0, 100)}. tools/list names every tool.`,
+        );
+      }
+      const { def, group } = entry;
+      if (group !== undefined && !groupsNow().has(group)) {
+        return toolError(
+          new ServiceError(
+            'METHOD_NOT_FOUND',
+            `${name} is not enabled here: it is in the tool group "${group}". Call ${TOOLS_ENABLE} with {"group":"${group}"}, then call ${name} again.`,
+            { tool: name, group },
+          ),
         );
       }
       const log = options.logger.child({ requestId, transport: 'mcp', principal: principal.id });
@@ -117,7 +146,7 @@ export function mcpRouter(
       try {
         const result = await withProgress(
           request.params._meta?.progressToken,
-          request.params.name,
+          name,
           extra.sendNotification,
           log,
           () =>
@@ -134,14 +163,7 @@ export function mcpRouter(
         );
         return toolResult(def, result);
       } catch (error) {
-        const failure = errorResponse(
-          null,
-          error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR'),
-        );
-        return {
-          isError: true,
-          content: [{ type: 'text', text: JSON.stringify('error' in failure ? failure.error : failure) }],
-        };
+        return toolError(error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR'));
       }
     });
     return server;
@@ -165,12 +187,21 @@ export function mcpRouter(
         );
       return;
     }
-    const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`, principalOf(res));
+    const menu = menuOfRequest(req);
+    if (menu instanceof ServiceError) {
+      res.status(400).json(errorResponse(null, menu));
+      return;
+    }
+    const server = serverFor(requestId, `mcp:${req.ip ?? 'unknown'}`, principalOf(res), menu);
+    const initialize = messagesOf(req.body).some((m) => isInitializeRequest(m));
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      // One JSON answer, unless a call asked for progress: then an SSE stream carries the
-      // notifications/progress before the answer (the only stream stateless MCP has).
-      enableJsonResponse: !wantsProgress(req.body),
+      // An initialize is answered with a new Mcp-Session-Id, which the client sends back on every
+      // request: what ties its requests to the groups it enables (toolMenus.ts). Other requests get
+      // no generator, so the transport checks no session: stateless, whatever the header says.
+      sessionIdGenerator: initialize ? () => ToolMenus.newId() : undefined,
+      // One JSON answer, unless a call needs notifications before its answer (progress, the list
+      // changed): then an SSE stream carries them (the only stream stateless MCP has).
+      enableJsonResponse: !wantsStream(req.body),
     });
     res.on('close', () => {
       void transport.close().catch((error: unknown) => options.logger.debug({ err: error }, 'mcp close'));

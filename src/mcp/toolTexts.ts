@@ -7,11 +7,9 @@
  */
 export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'session.create':
-    'Start here. Opens a private browser session (its own cookies, storage and cache) with one blank page and returns its session_id, which every page_*, find_*, logs_pull, network_pull and screenshot call needs. Close it with session_close when you are done.',
-  'session.close':
-    'Ends a session and frees its browser resources. Call it when you are done with a session; calling it twice is harmless.',
-  'session.list':
-    'Lists the sessions you have open, with the URL and title of each. Use it to find a session_id you lost.',
+    'Start here: opens a private browser session (own cookies and storage) and returns the session_id the other tools need.',
+  'session.close': 'Ends a session and frees its browser. Call it when you are done; twice is harmless.',
+  'session.list': 'Lists the sessions you have open, with the URL and title of each.',
   'session.addInitScript':
     "Adds JavaScript that runs in every page and frame of the session before the page's own scripts, from the next page load on (reload to apply it now). Use it to stub or observe something from the very start.",
   'session.storageState':
@@ -24,40 +22,35 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Sets cookies in the session: each needs a name, a value and a URL or a domain. A cookie with the same name, domain and path is replaced.',
   'cookies.clear': 'Deletes the cookies of the session: all of them, or those of a name, domain or path.',
   'page.goto':
-    'Opens a URL in the session and waits for the page to settle. Returns the final URL, the title and the HTTP status. Only allowed hosts can be opened; others fail with a message saying so.',
+    'Opens a URL and waits for the page to settle. Returns the final URL, the title and the HTTP status.',
   'page.waitFor':
-    'Waits until something is true: a text appears or goes away, an element becomes visible or hidden, the URL matches, or the page is loaded; or just pauses. Use it after an action whose effect comes later. Fails with a timeout message when it never happens.',
-  'page.reload': 'Reloads the current page and waits for it to settle. Returns the URL, title and status.',
+    'Waits until a text appears or goes, an element reaches a state, the URL matches or the page loads; state idleFor pauses.',
+  'page.reload': 'Reloads the page and waits for it to settle.',
   'page.text':
-    'Reads what a person sees on the page as plain text (or as Markdown with format "markdown"), for the whole page or one element. Long text comes in parts: when the answer has a cursor, call again with it to read on. Use page_snapshot instead when you need element refs to act on.',
+    'Reads the text a person sees, of the page or one element. Long text comes in parts: call again with the cursor.',
   'page.content':
     'Returns the HTML of the page as it is now, after scripts ran. Large pages are cut; prefer page_text to read and page_snapshot to find elements, and use this only when you need the markup itself.',
   'page.evaluate':
     'Runs a JavaScript expression inside the page and returns its JSON result (a function expression is called with arg). Use it to read something no other tool shows. Keep results small: large ones are cut.',
   'page.click':
-    'Clicks an element, named by a ref from page_snapshot or find_* or by a selector. Waits until the element can be clicked, then reports what changed: navigation, new URL and title, console errors, failed requests, dialogs, downloads, new pages.',
-  'page.fill':
-    'Replaces the value of a text field (input, textarea or editable element) named by a ref or selector, and reports what changed.',
-  'page.press':
-    'Focuses an element and presses a key or combination (Enter, Tab, Control+A), then reports what changed. Use it to submit a form with Enter.',
-  'page.hover':
-    'Moves the mouse over an element, for menus and tooltips that open on hover; reports what changed.',
+    'Clicks an element and reports what changed: navigation, console errors, failed requests, dialogs, downloads, new pages.',
+  'page.fill': 'Replaces the value of a text field and reports what changed.',
+  'page.press': 'Presses a key or combination (Enter, Control+A) on an element and reports what changed.',
+  'page.hover': 'Moves the mouse over an element (menus, tooltips) and reports what changed.',
   'page.dblclick': 'Double-clicks an element named by a ref or selector and reports what changed.',
   'page.focus': 'Gives an element the keyboard focus and reports what changed.',
-  'page.check':
-    'Checks a checkbox, radio button or switch (no change when it already is) and reports what changed.',
-  'page.uncheck': 'Unchecks a checkbox or switch (no change when it already is) and reports what changed.',
-  'page.select':
-    'Chooses options of a select element by value, label or index and returns what is selected, with what changed on the page.',
+  'page.check': 'Checks a checkbox, radio button or switch and reports what changed.',
+  'page.uncheck': 'Unchecks a checkbox or switch and reports what changed.',
+  'page.select': 'Chooses options of a select element and reports what changed.',
   'page.type':
-    'Types text into an element one key at a time, as a person would. Use it for autocomplete and masked fields; page_fill is faster for plain fields.',
+    'Types text key by key, for autocomplete and masked fields (page_fill is faster for plain fields).',
   'page.scroll':
     'Scrolls an element into view, or turns the mouse wheel by a distance. Use it to load lazy content or reveal an element.',
-  'page.back': 'Goes back one page in the history and waits for it to settle. Returns the URL and title.',
+  'page.back': 'Goes back one page in the history and waits for it to settle.',
   'page.forward':
     'Goes forward one page in the history and waits for it to settle. Returns the URL and title.',
   'page.act':
-    'Runs several actions (click, fill, press …) and checks (a text is present, the URL matches) in order in one call, stopping at the first failure. Use it for a known sequence such as filling and submitting a form. Returns each step’s outcome and where it stopped.',
+    'Runs several actions and checks in order in one call (fill and submit a form), stopping at the first failure; returns each step’s outcome.',
   'page.keyboard':
     'Uses the keyboard on whatever has the focus: press a key or combination, hold or release one, insert or type text. Use it when no element needs to be named.',
   'page.mouse':
@@ -68,19 +61,16 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'page.upload':
     'Puts files (given as base64) into a file input or the file chooser a button opens, and reports what changed.',
   'page.snapshot':
-    'Shows the page the way you need it to act: one line per element with its role, name, state and value, and a ref (e12) that page_click, page_fill and the other actions accept. interactive: true keeps only what can be acted on; since: <revision> shows only what changed. Long answers come in parts: when the answer has a cursor, call again with it.',
-  'pages.list':
-    'Lists the pages of the session: the main one and the popups or new tabs it opened, with which one is active.',
-  'pages.select': 'Makes another page of the session the active one; later page and find tools act on it.',
+    'The page as one line per element (role, name, state, value) with refs (e12) for the actions. Long answers come in parts: call again with the cursor.',
+  'pages.list': 'Lists the pages of the session (popups, new tabs) and which one is active.',
+  'pages.select': 'Makes another page of the session the active one; later tools act on it.',
   'pages.close': 'Closes one page of the session (a popup, say) and returns which page is active now.',
   'dialog.setPolicy':
     'Chooses how the session answers alerts, confirms and prompts: automatically, or left pending for dialog_handle.',
-  'dialog.handle':
-    'Accepts or dismisses the dialog that is waiting for an answer (with prompt text if needed). Only needed after choosing manual answers with dialog_setPolicy.',
+  'dialog.handle': 'Accepts or dismisses the dialog waiting for an answer (with prompt text if needed).',
   'logs.pull':
-    'Returns the console messages and uncaught page errors since the last call, then forgets them. Use it after an action to see what went wrong in the page.',
-  'network.pull':
-    'Returns the failed requests (HTTP errors, network failures, blocked hosts) since the last call, or every response with onlyErrors: false, then forgets them.',
+    'Returns the console messages and page errors since the last call. Use it when something went wrong.',
+  'network.pull': 'Returns the failed requests since the last call (every response with onlyErrors false).',
   'network.get':
     "Reads one request by its id (r12, from network_pull or an action's failedRequests): URL, method, status, request and response headers (credentials hidden unless reveal: true), timing, sizes and both bodies. Use it to see what a failing API call sent and got back.",
   'network.har':
@@ -95,7 +85,7 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'network.setExtraHeaders':
     'Sends these HTTP headers (an Authorization token, say) with every request of the session; {} clears them.',
   screenshot:
-    'Takes a picture of the page, the full page, one element or an area, as an image, with its size. Use downscale or maxWidth to keep it small.',
+    'Takes a picture of the page, the full page, one element or an area. downscale or maxWidth keep it small.',
   'downloads.list':
     'Lists the files the page downloaded in this session, with their ids, names, sizes and states.',
   'downloads.get':
@@ -109,9 +99,9 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'trace.get':
     "Reads a kept trace zip (from trace_stop, or trace_id in a failed call's error data) as base64 in slices: when nextOffset is present, call again with offset set to it.",
   'find.byRole':
-    'Finds elements by their role (button, link, textbox …) and accessible name, and returns their refs for page_click, page_fill and the other actions. Faster than reading a whole snapshot when you know what you look for.',
+    'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':
-    'Finds where a text appears on the page (names, text, field values, placeholders) and returns the refs of the elements that hold it. Finding nothing is a count of 0, not an error.',
+    'Finds the elements that hold a text (or match a regex) and returns their refs. No match is a count of 0.',
   'axe.run':
     'Checks the page (or a part of it) for accessibility problems and returns each violation with the elements concerned. Large reports are cut; check a part of the page with include to see more.',
   'agents.list':

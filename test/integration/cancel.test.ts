@@ -116,7 +116,8 @@ describe('a caller that has gone', () => {
     const holder = await hold(session_id);
     const before = callerGoneLines();
     const abandoned = await postAndAbandon(
-      '/mcp',
+      // page_evaluate is in the inspect group of tools.
+      '/mcp?groups=inspect',
       JSON.stringify({
         jsonrpc: '2.0',
         id: 1,

@@ -330,7 +330,8 @@ async function connectAsClaudeCode(): Promise<Client> {
       (_all, name: string, fallback?: string) => env[name] ?? fallback ?? '',
     );
   const url = expand(server?.url ?? '');
-  expect(url).toBe(`${suite.service.url}/mcp`);
+  // The subagent's tools are the core menu and downloads_list, of the files group.
+  expect(url).toBe(`${suite.service.url}/mcp?groups=files`);
   const headers = Object.fromEntries(Object.entries(server?.headers ?? {}).map(([k, v]) => [k, expand(v)]));
   const client = new Client({ name: 'claude-subagent-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), {

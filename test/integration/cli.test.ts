@@ -6,9 +6,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { startTestService, TEST_API_KEY, type TestService } from '../helpers/testService.js';
+import { startTestService, TEST_API_KEY, waitFor, type TestService } from '../helpers/testService.js';
 
 /** The bin as npx runs it (node on the entry file), from source through tsx: same code as the build. */
 const BIN = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -218,6 +219,40 @@ describe('playwright-jsonrpc mcp (stdio)', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('--groups lists those groups; tools_enable adds one and its list_changed reaches the stdio client', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...BIN, 'mcp', '--groups', 'network'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'cli-groups-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed += 1;
+      });
+      const names = async () => (await client.listTools()).tools.map((t) => t.name);
+      expect(await names()).toEqual(
+        expect.arrayContaining(['session_create', 'network_route', 'tools_enable']),
+      );
+      expect(await names()).not.toContain('cookies_get');
+      const enabled = await client.callTool({ name: 'tools_enable', arguments: { group: 'storage' } });
+      expect(enabled.isError).toBeFalsy();
+      await waitFor(() => changed === 1, 10_000, 'notifications/tools/list_changed through the bridge');
+      expect(await names()).toContain('cookies_get');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('--groups with a group the service does not have is a usage error', async () => {
+    const run = await cli(['mcp', '--groups', 'network,bogus'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--groups: unknown group "bogus"');
   });
 
   it('a wrong key stops the bridge at start with exit code 3 and a plain message', async () => {

@@ -528,7 +528,7 @@ describe('MCP progress', () => {
 
     const client = new Client({ name: 'events-progress', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${suite.service.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${suite.service.url}/mcp?groups=agents`), {
         requestInit: { headers: { 'x-api-key': TEST_API_KEY } },
       }),
     );

@@ -1,5 +1,7 @@
 // MCP at /mcp, driven by the official MCP SDK client: every method of the table is a tool, called
-// through the same dispatcher as /rpc, against the real service, Chromium and the fixture app.
+// through the same dispatcher as /rpc, against the real service, Chromium and the fixture app. Most
+// tests here ask for every group (?groups=all) and the output schemas; the default menu, the groups
+// and tools_enable are mcpMenu.test.ts's.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,9 +28,16 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
-async function connect(apiKey = TEST_API_KEY, service: TestService = suite.service): Promise<Client> {
+/** Every group, and each tool's outputSchema: the whole projection of the table. */
+const EVERYTHING = '?groups=all&outputSchemas=true';
+
+async function connect(
+  apiKey = TEST_API_KEY,
+  service: TestService = suite.service,
+  query = EVERYTHING,
+): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${service.url}/mcp${query}`), {
     requestInit: { headers: { 'x-api-key': apiKey } },
   });
   await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
@@ -84,13 +93,15 @@ function json<T>(result: CallToolResult): T {
 }
 
 describe('MCP /mcp', () => {
-  it('lists a tool per method of the table but rpc.discover, tabs.* (no CDP_URL), agents.* (no agent) and the WebSocket-only ones', async () => {
+  it('lists, with every group, a tool per method of the table but rpc.discover, tabs.* (no CDP_URL), agents.* (no agent) and the WebSocket-only ones, and tools_enable', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     const shown = openrpcMethods().filter(
       (m) => m !== 'rpc.discover' && !m.startsWith('tabs.') && !m.startsWith('agents.') && !PUSH_ONLY.has(m),
     );
-    expect(tools.map((t) => t.name).sort()).toEqual(shown.map((m) => m.replace(/\./g, '_')).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [...shown.map((m) => m.replace(/\./g, '_')), 'tools_enable'].sort(),
+    );
     const goto = tools.find((t) => t.name === 'page_goto');
     // Defaulted params (waitUntil, timeout) may be left out: no client must demand them.
     expect([...(goto?.inputSchema.required ?? [])].sort()).toEqual(['session_id', 'url']);
@@ -98,7 +109,7 @@ describe('MCP /mcp', () => {
       const properties = (tool.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
       const defaulted = (tool.inputSchema.required ?? []).filter((p) => properties[p]?.default !== undefined);
       expect(defaulted, tool.name).toEqual([]);
-      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      if (tool.name !== 'tools_enable') expect(tool.outputSchema?.type, tool.name).toBe('object');
     }
     expect(goto?.annotations?.readOnlyHint).toBe(false);
     expect(tools.find((t) => t.name === 'page_text')?.annotations?.readOnlyHint).toBe(true);
@@ -120,12 +131,17 @@ describe('MCP /mcp', () => {
     ).toEqual(['method name page.snapshot', 'env-like word CDP_URL', 'seed', 'protocol detail']);
     const client = await connect();
     const { tools, instructions } = { ...(await client.listTools()), instructions: client.getInstructions() };
-    for (const tool of tools) expect(tool.description).toBe(TOOL_TEXTS[tool.title ?? '']);
+    const methodOf = new Map(methods.map((m) => [m.replace(/\./g, '_'), m]));
+    for (const tool of tools) {
+      if (tool.name === 'tools_enable')
+        expect(descriptionProblems(tool.description ?? '', methods)).toEqual([]);
+      else expect(tool.description, tool.name).toBe(TOOL_TEXTS[methodOf.get(tool.name) ?? '']);
+    }
     expect(descriptionProblems(instructions ?? '', methods)).toEqual([]);
   });
 
-  it('drives a session: create, goto, text, screenshot as an image, close', async () => {
-    const client = await connect();
+  it('drives a session with the default menu: create, goto, text, screenshot as an image, close', async () => {
+    const client = await connect(TEST_API_KEY, suite.service, '');
     const { session_id } = json<{ session_id: string }>(await call(client, 'session_create'));
     expect(session_id).toMatch(/^s_/);
     const nav = await call(client, 'page_goto', { session_id, url: `${suite.fixture.url}/projects` });
@@ -146,7 +162,7 @@ describe('MCP /mcp', () => {
   });
 
   it('reports a failed call as an isError result carrying the JSON-RPC code, message and data', async () => {
-    const client = await connect();
+    const client = await connect(TEST_API_KEY, suite.service, '');
     const missing = await call(client, 'page_text', { session_id: 's_missing' });
     expect(missing.isError).toBe(true);
     expect(json<{ code: number; data: { method: string } }>(missing)).toMatchObject({

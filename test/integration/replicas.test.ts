@@ -143,7 +143,8 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
           method: 'tools/call',
           params: { name: 'page_evaluate', arguments: { session_id: sid, ...readMark } },
         },
-        '/mcp',
+        // page_evaluate is in the inspect group of tools.
+        '/mcp?groups=inspect',
       )) as { result?: { structuredContent?: unknown; isError?: boolean } };
       expect(answer.result?.isError).not.toBe(true);
       expect(answer.result?.structuredContent).toEqual({ result: sid });
