@@ -254,7 +254,9 @@ export async function measureNeighbours(
   const alone = await measure('alone', control, session);
   log(`alone: p50 ${alone.p50.toFixed(1)} ms, p99 ${alone.p99.toFixed(1)} ms`);
   const modes: ModeResult[] = [];
-  for (const mode of MODES) {
+  // NEIGHBOURS_MODES=churn,console: only the modes whose name contains one of these words.
+  const only = process.env.NEIGHBOURS_MODES?.split(',').filter((w) => w !== '');
+  for (const mode of MODES.filter((m) => only === undefined || only.some((w) => m.name.includes(w)))) {
     const stop = await mode.start(hostile, fixtureUrl);
     await sleep(HEAD_START_MS);
     const result = await measure(mode.name, control, session);

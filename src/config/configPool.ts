@@ -14,13 +14,13 @@ export const POOL_CONFIG_KEYS = {
     default: '2',
     group: 'sessions',
     description:
-      'Contexts the pool opens at once in the background while no call runs. While calls run it opens one at a time, and only while creates keep arriving (two or more within POOL_DEMAND_WINDOW_MS); otherwise it waits for POOL_REFILL_IDLE_MS without calls. 1 to 16.',
+      "Contexts the pool opens at once in the background. It never opens one while a session call runs or within 50 ms of one (an opening costs the CPU every tenant's calls need); while creates keep arriving (two or more within POOL_DEMAND_WINDOW_MS) it opens as soon as calls leave it that gap, otherwise it waits for POOL_REFILL_IDLE_MS without calls. 1 to 16.",
   },
   POOL_DEMAND_WINDOW_MS: {
     default: '10000',
     group: 'sessions',
     description:
-      'How far back session creates count as demand: the pool sizes itself from the creates within it, and refills while calls run only when two or more fell within it. 100 ms to 10 min.',
+      'How far back session creates count as demand: the pool sizes itself from the creates within it, and refills without waiting for POOL_REFILL_IDLE_MS only when two or more fell within it. 100 ms to 10 min.',
   },
 } as const;
 

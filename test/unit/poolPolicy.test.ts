@@ -4,7 +4,7 @@ import {
   DEMAND_SPAN_OPENS,
   INITIAL_OPEN_MS,
   OPEN_MS_CAP,
-  OPENING_WHILE_CALLS_RUN,
+  CALL_GAP_MS,
   PoolPolicy,
   capacityOf,
   type PoolPolicyLimits,
@@ -29,6 +29,7 @@ const state = (over: Partial<PoolState> = {}): PoolState => ({
   room: 100,
   callsRunning: 0,
   idleMs: 0,
+  callIdleMs: 1e6,
   ...over,
 });
 
@@ -99,10 +100,15 @@ describe('pool policy: what to open now', () => {
     expect(policy.decide(state({ idleMs: 1e6, callsRunning: 1 }))).toMatchObject({ open: 0, waiting: true });
   });
 
-  it('under demand opens at once: POOL_MAX_OPENING with no call running, OPENING_WHILE_CALLS_RUN while calls run', () => {
+  it('under demand opens at once, POOL_MAX_OPENING, but never while a call runs or within CALL_GAP_MS of one', () => {
     const policy = withCreates(10, 50);
     expect(policy.decide(state({ idleMs: 0 })).open).toBe(LIMITS.maxOpening);
-    expect(policy.decide(state({ idleMs: 0, callsRunning: 3 })).open).toBe(OPENING_WHILE_CALLS_RUN);
+    expect(policy.decide(state({ idleMs: 0, callsRunning: 3, callIdleMs: 0 }))).toMatchObject({
+      open: 0,
+      waiting: true,
+    });
+    expect(policy.decide(state({ idleMs: 0, callIdleMs: CALL_GAP_MS - 1 })).open).toBe(0);
+    expect(policy.decide(state({ idleMs: 0, callIdleMs: CALL_GAP_MS })).open).toBe(LIMITS.maxOpening);
     // Openings in flight count against the bound.
     expect(policy.decide(state({ opening: 2 })).open).toBe(0);
     expect(policy.decide(state({ opening: 1, callsRunning: 1 })).open).toBe(0);

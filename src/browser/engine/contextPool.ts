@@ -123,6 +123,8 @@ export interface PoolActivity {
   callsRunning: number;
   /** Milliseconds since a call, create or close last ran (0 while one runs). */
   idleMs: number;
+  /** Milliseconds since a session call last ran, creates and closes aside (0 while one runs). */
+  callIdleMs: number;
 }
 
 /**
@@ -196,7 +198,7 @@ export class ContextPool {
     if (this.closed || this.stalled || this.policy.limits.minSize === 0) return;
     // While the browser relaunches there is nothing to fill; its `relaunched` event calls fill().
     if (!this.host.ready) return;
-    const { callsRunning, idleMs } = this.activity();
+    const { callsRunning, idleMs, callIdleMs } = this.activity();
     const decision = this.policy.decide({
       now: Date.now(),
       ready: this.ready.length,
@@ -204,6 +206,7 @@ export class ContextPool {
       room: this.room(),
       callsRunning,
       idleMs,
+      callIdleMs,
     });
     for (let k = 0; k < decision.shrink; k++) {
       const item = this.ready.pop();

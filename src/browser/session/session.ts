@@ -88,6 +88,8 @@ export interface SessionOptions {
 export class Session implements NavigationTarget {
   readonly createdAt = new Date();
   lastUsedAt = Date.now();
+  /** When a call of this session last started or ended (0: none yet): the warm pool yields to calls. */
+  lastCallAt = 0;
   private readonly signals: SessionSignals;
   /** Everything the session's pages did, in order with a seq: what pulls with since and streams read. */
   readonly log: SessionLog;
@@ -245,6 +247,7 @@ export class Session implements NavigationTarget {
     return new Promise<T>((resolve, reject) => {
       void this.lock.run(async () => {
         this.lastUsedAt = Date.now();
+        this.lastCallAt = this.lastUsedAt;
         try {
           if (this.ended !== undefined) throw new SessionNotFoundError(this.id, this.ended);
           if (this.active.crashed || this.active.page.isClosed()) await this.recoverFromCrash();
@@ -256,6 +259,7 @@ export class Session implements NavigationTarget {
           reject(lost ?? (error instanceof Error ? error : new Error(String(error))));
         } finally {
           this.lastUsedAt = Date.now();
+          this.lastCallAt = this.lastUsedAt;
         }
       });
     });

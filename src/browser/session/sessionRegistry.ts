@@ -93,7 +93,11 @@ export class SessionRegistry {
       options.context,
       new PoolPolicy(options.pool),
       () => this.options.maxSessions - this.sessions.size - this.reserved - this.pool.held,
-      () => ({ callsRunning: this.list().filter((s) => s.busy).length, idleMs: this.idleFor() }),
+      () => ({
+        callsRunning: this.list().filter((s) => s.busy).length,
+        idleMs: this.idleFor(),
+        callIdleMs: this.callIdleFor(),
+      }),
       logger,
     );
     this.pool.fill();
@@ -197,6 +201,16 @@ export class SessionRegistry {
     for (const s of this.sessions.values()) {
       if (s.busy) return 0;
       last = Math.max(last, s.lastUsedAt);
+    }
+    return now - last;
+  }
+
+  /** Milliseconds since any session call last ran (creates and closes aside); 0 while one runs. */
+  private callIdleFor(now = Date.now()): number {
+    let last = 0;
+    for (const s of this.sessions.values()) {
+      if (s.busy) return 0;
+      last = Math.max(last, s.lastCallAt);
     }
     return now - last;
   }
