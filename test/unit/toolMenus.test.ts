@@ -1,6 +1,7 @@
 // The parts of the MCP menu that need no service: the groups cover the table once, the core menu's
 // short texts match real params and leave no object param unexplained, every tool has a title, and
 // the store of enabled groups stays within its bounds.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allMethods } from '../../src/methods/index.js';
 import { IDEMPOTENCY_PARAM } from '../../src/rpc/idempotencyKey.js';
@@ -31,6 +32,17 @@ describe('MCP tool groups', () => {
     if (first === undefined) throw new Error('an empty method table');
     const stray = { ...first, name: 'page.teleport' };
     expect(() => new ToolCatalog([...allMethods, stray])).toThrow(/page\.teleport is in no MCP tool group/);
+  });
+
+  it('are listed in docs/transports.md as they are in toolGroups.ts', () => {
+    const doc = readFileSync('docs/transports.md', 'utf8');
+    const section = /### The menu: tool groups\n([\s\S]*?)\n### /.exec(doc)?.[1] ?? '';
+    for (const group of TOOL_GROUPS) {
+      const item = new RegExp(`^- \`${group}\`: ([\\s\\S]*?)(?=\\n- |\\n\\n)`, 'm').exec(section)?.[1];
+      expect(item, group).toBeDefined();
+      const listed = [...(item ?? '').matchAll(/`([a-z]+_[A-Za-z]+|screenshot)`/g)].map((m) => m[1]);
+      expect(listed, group).toEqual(methodsOf(group).map((m) => m.replace(/\./g, '_')));
+    }
   });
 
   it('parse a list of names, all, and say which names they do not know', () => {
