@@ -40,6 +40,12 @@ export const REPLICA_KEYS = {
     description:
       "A TCP port answering HAProxy's agent-check with this replica's free session capacity as a weight (up 40%, drain when full, down while the browser is away). 0: off.",
   },
+  BALANCER_URLS: {
+    default: '',
+    group: 'replicas',
+    description:
+      "The load balancer's own addresses as a page could name them (origins, comma-separated: http://browser.example.internal,http://10.0.0.9:8080). Through them a page would reach the replicas as it may not reach their ports, spending a key's rate limits or probing the API, so each host and port is refused to every page whatever ALLOW_HOST_REGEX says (NAVIGATION_BLOCKED; the egress proxy answers 403, also for a name that resolves to a listed address), as the service's own ports are. A loopback address stands for every spelling of this machine. Empty: none.",
+  },
   REPLICA_FORWARD_TIMEOUT_MS: {
     default: '960000',
     group: 'replicas',
@@ -58,6 +64,8 @@ export interface ReplicaConfig {
   hubReplica: string | undefined;
   replicaAgentPort: number;
   replicaForwardTimeoutMs: number;
+  /** BALANCER_URLS: the balancer's origins, refused to pages. */
+  balancerUrls: readonly string[];
 }
 
 /** The peers' addresses (origins), by id: a fixed list or a template. */
@@ -198,5 +206,10 @@ export function loadReplicaConfig(
     hubReplica: hub === '' ? undefined : hub,
     replicaAgentPort: int('REPLICA_AGENT_PORT', 0, 65_535),
     replicaForwardTimeoutMs: int('REPLICA_FORWARD_TIMEOUT_MS', 1, 3_600_000),
+    balancerUrls: get('BALANCER_URLS')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .map((entry) => originOf(entry, (message) => fail('BALANCER_URLS', message))),
   };
 }

@@ -3,6 +3,8 @@ import { PEER_ID_PLACEHOLDER, REPLICA_ID_PATTERN, type ReplicaConfig } from '../
 
 /** What a page is told a peer's port is. */
 const PEER_PORT = 'a port of another replica (REPLICA_PEERS)';
+/** What a page is told the balancer's address is. */
+const BALANCER_PORT = "the load balancer's address (BALANCER_URLS)";
 
 /** Stands for `{id}` while a template is parsed as a URL (`{` is not a host character). */
 const ID_MARKER = 'pwjpeeridmarker0';
@@ -41,4 +43,16 @@ export function peerEndpoints(
     });
   }
   return endpoints;
+}
+
+/**
+ * The balancer's addresses (BALANCER_URLS), refused to pages like the peers' ports: through the
+ * balancer a page would reach every replica's API. Each origin's host on its port; a loopback host
+ * stands for this machine under any spelling (UrlPolicy.refusedEndpoint).
+ */
+export function balancerEndpoints(config: Pick<ReplicaConfig, 'balancerUrls'>): RefusedEndpoint[] {
+  return config.balancerUrls.map((origin) => {
+    const url = new URL(origin);
+    return { host: url.hostname, ports: new Set([portOf(url)]), what: BALANCER_PORT };
+  });
 }

@@ -1,8 +1,9 @@
 // A page never reaches a peer replica's port (docs/deployment.md, "Topology"), even when the peer
 // sits inside ALLOW_HOST_REGEX: a replica whose REPLICA_PEERS names a loopback peer, as a list and
 // as a template, refuses the navigation (NAVIGATION_BLOCKED) and blocks the page's fetch; the peer
-// (a plain HTTP server standing in for another replica) sees no request. No balancer is needed:
-// one replica with the peers in its configuration.
+// (a plain HTTP server standing in for another replica) sees no request. Nor the balancer's address
+// (BALANCER_URLS), here a decoy on 127.0.0.2. No balancer is needed: one service with the peers or
+// the balancer in its configuration.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,14 +21,14 @@ interface FakePeer {
   close(): Promise<void>;
 }
 
-/** An HTTP server on 127.0.0.1 standing in for another replica: it records every request. */
-async function startPeer(): Promise<FakePeer> {
+/** An HTTP server on `host` (loopback) standing in for another replica or the balancer: it records every request. */
+async function startPeer(host = '127.0.0.1'): Promise<FakePeer> {
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(`${req.method ?? ''} ${req.headers.host ?? ''}${req.url ?? ''}`);
     res.end('{"status":"ok"}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
     hits,
@@ -43,13 +44,18 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-/** Navigations to each URL are NAVIGATION_BLOCKED naming a peer; a fetch from a page to each is blocked. */
-async function expectRefused(service: TestService, peer: FakePeer, urls: string[]): Promise<void> {
+/** Navigations to each URL are NAVIGATION_BLOCKED naming `what`; a fetch from a page to each is blocked. */
+async function expectRefused(
+  service: TestService,
+  peer: FakePeer,
+  urls: string[],
+  what = /another replica \(REPLICA_PEERS\)/,
+): Promise<void> {
   const { session_id } = await service.call<{ session_id: string }>('session.create', {});
   for (const url of urls) {
     const reply = await service.rpc('page.goto', { session_id, url });
     expect(reply.error?.code, url).toBe(-32011);
-    expect(reply.error?.message, url).toMatch(/another replica \(REPLICA_PEERS\)/);
+    expect(reply.error?.message, url).toMatch(what);
   }
   for (const url of urls) {
     await service.call('page.goto', {
@@ -128,6 +134,44 @@ describe('template peers (REPLICA_PEERS http://{id}.localhost:PORT)', () => {
     try {
       const { session_id } = await service.call<{ session_id: string }>('session.create', {});
       await service.call('page.goto', { session_id, url: `http://127.0.0.1:${other.port}/` });
+      expect(other.hits.length).toBeGreaterThan(0);
+      await service.call('session.close', { session_id });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("the balancer's address (BALANCER_URLS http://127.0.0.2:PORT)", () => {
+  let balancer: FakePeer;
+  let service: TestService;
+  beforeAll(async () => {
+    balancer = await startPeer('127.0.0.2');
+    service = await startTestService({
+      ALLOW_HOST_REGEX: LOOPBACK_ANY_PORT,
+      BALANCER_URLS: `http://127.0.0.2:${balancer.port}`,
+      POOL_SIZE: '0',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    await balancer?.close();
+  });
+
+  it("refuses the balancer's address to navigations and fetches, under loopback's spellings", async () => {
+    await expectRefused(
+      service,
+      balancer,
+      [`http://127.0.0.2:${balancer.port}/`, `http://localhost:${balancer.port}/`],
+      /the load balancer's address \(BALANCER_URLS\)/,
+    );
+  });
+
+  it('the check can fail: another port of 127.0.0.2 opens', async () => {
+    const other = await startPeer('127.0.0.2');
+    try {
+      const { session_id } = await service.call<{ session_id: string }>('session.create', {});
+      await service.call('page.goto', { session_id, url: `http://127.0.0.2:${other.port}/` });
       expect(other.hits.length).toBeGreaterThan(0);
       await service.call('session.close', { session_id });
     } finally {

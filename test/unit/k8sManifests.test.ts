@@ -16,7 +16,9 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { K8S_MAX_REPLICAS } from '../../scripts/haproxyConfig.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
+import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
 import { CONFIG_KEYS } from '../../src/config/configKeys.js';
+import { balancerEndpoints } from '../../src/replicas/peerPorts.js';
 import { at, type Node } from '../helpers/tree.js';
 
 const root = new URL('../../', import.meta.url);
@@ -260,6 +262,27 @@ describe('deploy/k8s cross-references', () => {
     // The check can fail: the default (loopback, a free port, no advertised name) is refused.
     const loopback = loadConfig({ API_KEY: 'k-0123456789abcdef', BROWSER_ENDPOINTS: 'ws://b:1/' });
     expect(egressProblems(loopback, 'http://pwj-1.pwj:3337')).toHaveLength(3);
+  });
+
+  it("the balancer's public name, which the allow-list admits, is refused to pages (BALANCER_URLS)", () => {
+    for (const { workload, container } of serviceContainers()) {
+      const podName = `${nameOf(workload)}-1`;
+      const env = podEnvironment(container, podName);
+      const config = loadConfig(env);
+      const own = new URL(config.replicaPeers.addressOf(podName) ?? 'http://none').hostname;
+      // ALLOWED_HOSTS: the pod's own name (peers call it) and the names clients reach the balancer by.
+      const publicNames = (env.ALLOWED_HOSTS ?? '').split(',').filter((h) => h !== '' && h !== own);
+      expect(publicNames.length).toBeGreaterThan(0);
+      const policy = new UrlPolicy(config.allowHostRegex);
+      for (const endpoint of balancerEndpoints(config)) policy.refuseEndpoint(endpoint);
+      for (const name of publicNames) {
+        const verdict = policy.checkNavigation(`http://${name}/rpc`);
+        expect(verdict.allowed, name).toBe(false);
+        if (!verdict.allowed) expect(verdict.reason).toMatch(/BALANCER_URLS/);
+        // Without BALANCER_URLS the allow-list alone would let a page open it.
+        expect(new UrlPolicy(config.allowHostRegex).checkNavigation(`http://${name}/rpc`).allowed).toBe(true);
+      }
+    }
   });
 
   it("REPLICA_IDS lists exactly the servers HAProxy's ConfigMap knows, the StatefulSet's pods among them", () => {

@@ -1,12 +1,13 @@
 // The peers' ports are refused to pages as the replica's own are (docs/deployment.md, "Topology"):
 // listed peers on their address and every spelling of this machine when they are local, template
 // peers on every name the template makes; the HTTP port, REPLICA_AGENT_PORT and a fixed
-// EGRESS_PROXY_PORT. Other ports of those hosts, and other hosts, stay as the allow-list says.
+// EGRESS_PROXY_PORT; and the balancer's addresses (BALANCER_URLS) on their ports. Other ports of
+// those hosts, and other hosts, stay as the allow-list says.
 // test/integration/peerPorts.test.ts shows it with a real page.
 import { describe, expect, it } from 'vitest';
 import { UrlPolicy } from '../../src/browser/network/urlPolicy.js';
 import { loadConfig } from '../../src/config/config.js';
-import { peerEndpoints } from '../../src/replicas/peerPorts.js';
+import { balancerEndpoints, peerEndpoints } from '../../src/replicas/peerPorts.js';
 
 const EVERYTHING = /^https?:\/\//;
 
@@ -87,5 +88,48 @@ describe("the peers' ports", () => {
   it('without REPLICA_PEERS nothing is refused, and a single service refuses no peer', () => {
     expect(peerEndpoints(loadConfig({ API_KEY: 'k-0123456789abcdef' }))).toEqual([]);
     expect(allowed(policyFor({}), 'http://10.0.0.5:3000/')).toBe(true);
+  });
+});
+
+describe("the balancer's addresses (BALANCER_URLS)", () => {
+  const policyWith = (urls: string): UrlPolicy => {
+    const config = loadConfig({ API_KEY: 'k-0123456789abcdef', BALANCER_URLS: urls });
+    const policy = new UrlPolicy(EVERYTHING);
+    for (const endpoint of balancerEndpoints(config)) policy.refuseEndpoint(endpoint);
+    return policy;
+  };
+
+  it('refuses each listed host on its port, a loopback one under every spelling of this machine', () => {
+    const policy = policyWith('http://127.0.0.2:4600, http://lb.example.test, https://[::1]:4700');
+    for (const url of [
+      'http://127.0.0.2:4600/rpc',
+      'http://localhost:4600/',
+      'http://127.0.0.1:4600/',
+      'ws://[::1]:4600/rpc',
+      'http://lb.example.test/rpc',
+      'http://LB.example.test.:80/',
+      'https://127.0.0.3:4700/',
+    ]) {
+      const verdict = policy.checkNavigation(url);
+      expect(verdict.allowed, url).toBe(false);
+      if (!verdict.allowed) expect(verdict.reason).toMatch(/the load balancer's address \(BALANCER_URLS\)/);
+    }
+    // Another port or another host: the list decides.
+    for (const url of [
+      'http://127.0.0.2:4601/',
+      'http://lb.example.test:8080/',
+      'http://other.example.test/',
+    ])
+      expect(allowed(policy, url), url).toBe(true);
+    // A resolved address (the egress proxy's second check) is judged the same way.
+    expect(policy.refusedEndpoint('127.0.0.2', 4600)).toBeDefined();
+  });
+
+  it('takes origins only, and none by default', () => {
+    expect(balancerEndpoints(loadConfig({ API_KEY: 'k-0123456789abcdef' }))).toEqual([]);
+    for (const bad of ['ftp://lb.example.test', 'http://lb.example.test/rpc', 'lb.example.test:80'])
+      expect(() => loadConfig({ API_KEY: 'k-0123456789abcdef', BALANCER_URLS: bad }), bad).toThrow(
+        /^BALANCER_URLS:/,
+      );
   });
 });

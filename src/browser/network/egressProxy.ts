@@ -107,9 +107,9 @@ export class EgressProxy {
 
   /**
    * Resolves a name for an upstream connection, refusing it when the name leads to one of the
-   * service's own ports (an allowed name that resolves to 127.0.0.1, say) or to a peer replica's
-   * port at an address REPLICA_PEERS lists: the policy judged the name as written, this judges
-   * where it goes. IP literals are not looked up; the policy judged them.
+   * service's own ports (an allowed name that resolves to 127.0.0.1, say), to a peer replica's
+   * port at an address REPLICA_PEERS lists or to a balancer's at an address BALANCER_URLS lists: the
+   * policy judged the name as written, this judges where it goes. IP literals are not looked up; the policy judged them.
    */
   private lookupNotOwn(port: number): net.LookupFunction {
     return (hostname, options, callback) => {
@@ -122,7 +122,7 @@ export class EgressProxy {
         );
         if (own !== undefined) {
           const refused: NodeJS.ErrnoException = new Error(
-            `${hostname} resolves to ${own.address}:${port}, a port no page may reach (the service's or a peer's)`,
+            `${hostname} resolves to ${own.address}:${port}, a port no page may reach (the service's, a peer's or the balancer's)`,
           );
           refused.code = 'EOWNPORT';
           return callback(refused, []);
