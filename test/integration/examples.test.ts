@@ -132,7 +132,7 @@ describe('client examples', () => {
     expect(report.roles.formLink).toMatchObject({
       selector: 'role=link[name="Form"s]',
       count: 1,
-      matches: [{ ref: report.followed_link.ref, role: 'link', name: 'Form' }],
+      matches: [{ ref: report.followed_link.ref, name: 'Form' }],
     });
     expect(report.followed_link.ref).toMatch(/^e\d+$/);
     expect(report.followed_link.url_after).toBe(`${suite.fixture.url}/form`);
