@@ -181,11 +181,13 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
     'a replica that dies fails only its own sessions, with SESSION_NOT_FOUND naming it, in JSON-RPC even mid-call',
     async () => {
       // Calls left running on r2 when it dies: each page has told the listener it runs. HAProxy gets
-      // no byte of answer to them (retry-on empty-response), so it sends each to r1, which finds r2
-      // gone: a JSON-RPC answer, never HAProxy's 502 page or a dropped connection.
+      // no byte of answer to them (retry-on empty-response), so it sends each to r1, which forwards
+      // it to r2: a JSON-RPC error naming r2, never HAProxy's 502 page or a dropped connection.
+      // Whether r1's forward is refused (replica-unreachable) or reaches r2's socket as it closes
+      // (replica-lost: the call may have run, as it did) depends on how far r2's exit has got.
       const started = await startListener();
       const r2Sessions = held.get('r2') ?? [];
-      const calls: { sid: string; answer: Promise<RpcAnswer> }[] = r2Sessions.map((sid) => ({
+      const inFlight = r2Sessions.map((sid) => ({
         sid,
         answer: rpc('page.evaluate', {
           session_id: sid,
@@ -201,9 +203,17 @@ describe.skipIf(!HAVE_HAPROXY)('replicas behind HAProxy', () => {
         );
         await cluster.kill('r2');
         // And calls sent at once, before HAProxy's checks mark r2 down: r1's and r2's sessions.
-        for (const sid of [...(held.get('r1') ?? []), ...r2Sessions])
-          calls.push({ sid, answer: rpc('page.evaluate', { session_id: sid, ...readMark }) });
-        for (const { sid, answer } of calls) {
+        const rightAfter = [...(held.get('r1') ?? []), ...r2Sessions].map((sid) => ({
+          sid,
+          answer: rpc('page.evaluate', { session_id: sid, ...readMark }),
+        }));
+        for (const { sid, answer } of inFlight) {
+          const got = await answer;
+          expect(got.error?.data, JSON.stringify(got)).toMatchObject({ session_id: sid, replica: 'r2' });
+          expect(['replica-unreachable', 'replica-lost']).toContain(got.error?.data?.reason);
+        }
+        // r2 has exited: its port refuses, so r1 finds it unreachable.
+        for (const { sid, answer } of rightAfter) {
           const got = await answer;
           if (replicaOf(sid) === 'r1') expect(got.result).toEqual({ result: sid });
           else
