@@ -1,6 +1,7 @@
 // Over ~300 lines on purpose: one class owns the lifecycle of every session (create from the pool,
 // adopt a tab, resolve for a caller, close, expire, lose with the browser), and each step reads the
 // same maps and counters under the same invariants; its ownership rules live in sessionOwners.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Logger } from '../../observability/logger.js';
@@ -25,7 +26,13 @@ import {
   type OpenedContext,
   pooledWillDo,
 } from '../engine/contextPool.js';
-import { PoolPolicy, capacityOf, type PoolPolicyLimits, type ServiceCapacity } from '../engine/poolPolicy.js';
+import {
+  CALL_GAP_MS,
+  PoolPolicy,
+  capacityOf,
+  type PoolPolicyLimits,
+  type ServiceCapacity,
+} from '../engine/poolPolicy.js';
 import { Session, type SessionOptions } from './session.js';
 import { SessionOwners, reaches, type SessionCaller } from '../engine/sessionOwners.js';
 import type { UrlPolicy } from '../network/urlPolicy.js';
@@ -63,6 +70,11 @@ interface EndedSession {
   reason: MissingReason;
   owner: string | undefined;
 }
+
+/** The longest a create that must open a context waits for another key's calls to end. */
+export const CREATE_YIELD_MAX_MS = 1_000;
+/** How often that wait looks again. */
+const CREATE_YIELD_POLL_MS = 10;
 
 /**
  * Every live session: creation under MAX_SESSIONS and the owner's share of it (slots are reserved
@@ -109,7 +121,7 @@ export class SessionRegistry {
     this.reserved++;
     this.owners.creatingChanged(owner.id, 1);
     try {
-      const { context, page } = await this.openFor(options);
+      const { context, page } = await this.openFor(options, owner.id);
       const session = this.register(
         (id) =>
           new Session(id, context, page, this.policy, {
@@ -143,7 +155,7 @@ export class SessionRegistry {
    * A pooled context when the options are the defaults (a viewport is applied to the page), else a
    * new one, after releasing a pooled context when the pool holds the last free slot.
    */
-  private async openFor(options: NewSessionOptions): Promise<OpenedContext> {
+  private async openFor(options: NewSessionOptions, owner: string): Promise<OpenedContext> {
     if (pooledWillDo(options)) {
       const pooled = this.pool.take();
       this.hooks.poolTaken?.(pooled !== undefined);
@@ -165,7 +177,28 @@ export class SessionRegistry {
     // This create holds one reserved slot; pooled contexts must leave room for it.
     if (this.sessions.size + this.reserved + this.pool.held > this.options.maxSessions)
       await this.pool.release();
+    await this.yieldToOthers(owner);
     return openContext(this.host, this.options.context, options);
+  }
+
+  /**
+   * Opening a context costs Chromium's browser process what dozens of calls cost, on the CPU every
+   * session's calls share: a create that must open one waits, at most CREATE_YIELD_MAX_MS, while
+   * another key's session call runs. A key creating sessions back to back then slows its own creates,
+   * not the other keys' calls.
+   */
+  private async yieldToOthers(owner: string): Promise<void> {
+    const until = Date.now() + CREATE_YIELD_MAX_MS;
+    while (Date.now() < until && this.othersBusy(owner)) await sleep(CREATE_YIELD_POLL_MS);
+  }
+
+  /** Whether another key's session call runs, or ran within CALL_GAP_MS (back-to-back calls). */
+  private othersBusy(owner: string, now = Date.now()): boolean {
+    for (const s of this.sessions.values()) {
+      if (this.owners.ownerOf(s.id) === owner) continue;
+      if (s.busy || now - s.lastCallAt < CALL_GAP_MS) return true;
+    }
+    return false;
   }
 
   /**
