@@ -161,7 +161,7 @@ export function mcpRouter(
               signal: extra.signal,
             }),
         );
-        return toolResult(def, result);
+        return toolResult(def, result, args);
       } catch (error) {
         return toolError(error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR'));
       }

@@ -1,8 +1,11 @@
 /**
  * How much one MCP tool answer may carry. A model pays for every character of an answer in its
  * context, so MCP callers get a default budget that /rpc callers do not (the JSON-RPC contract keeps
- * its own defaults): the methods that page (page.text, page.snapshot, downloads.get) get a smaller
- * page by default, and every other answer is cut to the budget with a note of what was left out.
+ * its own defaults): the methods that page text (page.text, page.snapshot) get a smaller page by
+ * default, and every other answer is cut to the budget with a note of what was left out. Files (a
+ * PDF, a trace, a download, a HAR) never reach the budget: they leave the JSON as embedded resources
+ * first (binaryResults.ts), since a file cut short is worth nothing, and are paged, where they are,
+ * by the methods' own offsets.
  */
 
 /**
@@ -10,8 +13,6 @@
  * article or a large form's snapshot, and a small part of a model's context.
  */
 export const MCP_RESULT_BUDGET_CHARS = 20_000;
-/** Bytes of a download per MCP answer by default: their base64 (4 characters per 3 bytes) fits the budget. */
-export const MCP_DOWNLOAD_SLICE_BYTES = 15_000;
 /** A string is never cut shorter than this: below it, dropping array items says more than cutting words. */
 const MIN_STRING_CHARS = 200;
 
@@ -19,7 +20,6 @@ const MIN_STRING_CHARS = 200;
 const PAGED_DEFAULTS: Readonly<Record<string, { param: string; value: number }>> = {
   'page.text': { param: 'maxChars', value: MCP_RESULT_BUDGET_CHARS },
   'page.snapshot': { param: 'maxChars', value: MCP_RESULT_BUDGET_CHARS },
-  'downloads.get': { param: 'maxBytes', value: MCP_DOWNLOAD_SLICE_BYTES },
 };
 
 /** How to get what a cut left out, per method; the default suits any method that reads a part of the page. */

@@ -74,7 +74,7 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'network.get':
     "Reads one request by its id (r12, from network_pull or an action's failedRequests): URL, method, status, request and response headers (credentials hidden unless reveal: true), timing, sizes and both bodies. Use it to see what a failing API call sent and got back.",
   'network.har':
-    'Exports the recent requests of the session as a HAR 1.2 log (headers, timings; bodies with bodies: true), for a HAR viewer or to compare two runs.',
+    'Exports the recent requests of the session as a HAR 1.2 log (headers, timings; bodies with bodies: true), for a HAR viewer or to compare two runs. The HAR comes as a file (an embedded JSON resource), not as text to read: use network_get to read one request.',
   'network.route':
     'Mocks, fails or changes the requests whose URL matches a glob: fulfill answers with your status, headers and body; abort fails them; continue sends them on with changed headers. Covers popups. Hosts outside the allow-list stay blocked. Returns a route_id.',
   'network.unroute': 'Removes a route by route_id, or all of them with all: true; returns the routes left.',
@@ -89,15 +89,15 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'downloads.list':
     'Lists the files the page downloaded in this session, with their ids, names, sizes and states.',
   'downloads.get':
-    'Reads a downloaded file as base64 in slices: when nextOffset is not null, call again with offset set to it.',
+    'Returns a downloaded file, as an embedded resource with its MIME type, in slices: when nextOffset is present, call again with offset set to it.',
   'page.pdf':
-    'Prints the page to a PDF (print stylesheet, page breaks) and returns it as base64 with its number of pages. Use pageRanges to print fewer pages.',
+    'Prints the page to a PDF (print stylesheet, page breaks) and returns it as a file (an embedded application/pdf resource) with its number of pages. Use pageRanges to print fewer pages.',
   'trace.start':
     'Starts recording a Playwright trace of this session: every action with DOM snapshots, screenshots and network. Call trace_stop to get it.',
   'trace.stop':
-    'Stops the trace and returns its id and size, with the zip as base64 when it is small; otherwise read it with trace_get. Open it with the Playwright trace viewer.',
+    'Stops the trace and returns its id and size, with the zip as a file (an embedded resource) when it is small; otherwise read it with trace_get. Open it with the Playwright trace viewer.',
   'trace.get':
-    "Reads a kept trace zip (from trace_stop, or trace_id in a failed call's error data) as base64 in slices: when nextOffset is present, call again with offset set to it.",
+    "Returns a kept trace zip (from trace_stop, or trace_id in a failed call's error data) as a file (an embedded resource), in slices: when nextOffset is present, call again with offset set to it.",
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

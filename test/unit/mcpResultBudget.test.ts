@@ -69,7 +69,8 @@ describe('MCP result budget', () => {
       maxChars: 20_000,
     });
     expect(withBudgetDefaults('page.text', { maxChars: 5 })).toEqual({ maxChars: 5 });
-    expect(withBudgetDefaults('downloads.get', {})).toEqual({ maxBytes: 15_000 });
+    // A file's slices are not text: downloads.get keeps its own default over MCP (binaryResults.ts).
+    expect(withBudgetDefaults('downloads.get', {})).toEqual({});
     expect(withBudgetDefaults('page.goto', { url: 'u' })).toEqual({ url: 'u' });
   });
 });
