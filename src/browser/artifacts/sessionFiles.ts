@@ -87,9 +87,11 @@ export async function readFileSlice(
   id: string,
 ): Promise<Buffer> {
   if (offset > size)
-    throw new ServiceError('INVALID_PARAMS', `offset ${offset} is past the end of ${id} (${size} bytes).`, {
-      errors: [{ path: '/offset', message: `must be at most ${size}`, keyword: 'maximum', params: {} }],
-    });
+    throw new ServiceError(
+      'INVALID_PARAMS',
+      `offset ${offset} is past the end of ${id} (${size} bytes): read from an offset of 0 to ${size}, such as the nextOffset of the previous slice.`,
+      { errors: [{ path: '/offset', message: `must be at most ${size}`, keyword: 'maximum', params: {} }] },
+    );
   const length = Math.min(maxBytes, size - offset);
   const file = await open(path, 'r');
   try {
