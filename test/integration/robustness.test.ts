@@ -121,7 +121,8 @@ describe('hostile pages', () => {
   let svc: TestService;
   const c = client(() => svc);
   beforeAll(async () => {
-    svc = await startTestService({ CONSOLE_BUFFER_SIZE: '100' });
+    // The page's event budget (PAGE_EVENT_BURST) is above the floods here: these tests are of the buffers.
+    svc = await startTestService({ CONSOLE_BUFFER_SIZE: '100', PAGE_EVENT_BURST: '10000' });
   });
   afterAll(async () => {
     await svc?.close();
