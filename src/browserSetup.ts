@@ -5,6 +5,7 @@ import { serviceLaunchArgs, type ResolvedBrowser } from './browser/engine/browse
 import type { BrowserSource } from './browser/engine/browserSource.js';
 import { BrowserTier } from './browser/engine/browserTier.js';
 import { EgressProxy } from './browser/network/egressProxy.js';
+import type { HostLookup } from './browser/network/resolveUpstream.js';
 import { ProxyCredentials } from './browser/engine/proxyCredentials.js';
 import type { UrlPolicy } from './browser/network/urlPolicy.js';
 
@@ -19,12 +20,14 @@ export interface StartedBrowser {
  * The egress proxy and where contexts are made: the local Chromium (the default), or the browser
  * servers of BROWSER_ENDPOINTS, whose contexts reach the proxy with per-context logins. `resolve`
  * finds the local Chromium (it throws when there is none); remote browsers do not need one.
+ * `lookup` resolves the proxy's upstream names (the system resolver unless a test answers them).
  */
 export async function startBrowser(
   config: Config,
   policy: UrlPolicy,
   resolve: () => ResolvedBrowser,
   logger: Logger,
+  lookup?: HostLookup,
 ): Promise<StartedBrowser> {
   const remote = config.browserEndpoints.length > 0;
   const resolved = remote ? undefined : resolve();
@@ -41,6 +44,7 @@ export async function startBrowser(
       port: config.egressProxyPort,
       advertisedHost: config.egressProxyAdvertisedHost,
       credentials,
+      lookup,
     },
   );
   const proxyServer = await proxy.start();

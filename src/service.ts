@@ -13,6 +13,7 @@ import { startBrowser } from './browserSetup.js';
 import type { BrowserTier } from './browser/engine/browserTier.js';
 import { SessionRegistry } from './browser/session/sessionRegistry.js';
 import { ScreencastHub } from './browser/artifacts/screencast.js';
+import type { HostLookup } from './browser/network/resolveUpstream.js';
 import { UrlPolicy } from './browser/network/urlPolicy.js';
 import type { Config } from './config/config.js';
 import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
@@ -97,12 +98,13 @@ export function openRpcDocument(): OpenRpcDocument {
 
 /**
  * Starts everything: the egress proxy, the shared browser, the session registry and its janitor,
- * the HTTP server. Used by main.ts and by the integration tests (port 0).
+ * the HTTP server. Used by main.ts and by the integration tests (port 0), which may answer the egress
+ * proxy's name lookups themselves (`egressLookup`) so that no test asks real DNS.
  */
 export async function startService(
   config: Config,
   logger: Logger,
-  options: { metrics?: Metrics } = {},
+  options: { metrics?: Metrics; egressLookup?: HostLookup } = {},
 ): Promise<RunningService> {
   const metrics = options.metrics ?? new Metrics();
   const policy = new UrlPolicy(config.allowHostRegex);
@@ -115,6 +117,7 @@ export async function startService(
       return resolved;
     },
     logger,
+    options.egressLookup,
   );
   browser.on('lost', () => metrics.browserRestarts.inc());
 

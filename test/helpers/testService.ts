@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { HostLookup } from '../../src/browser/network/resolveUpstream.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ConfigKey } from '../../src/config/configKeys.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -43,9 +44,13 @@ export class RpcCallError extends Error {
   }
 }
 
-/** Starts the real service (real Chromium, port 0) with test defaults and the given overrides. */
+/**
+ * Starts the real service (real Chromium, port 0) with test defaults and the given overrides;
+ * `egressLookup` answers the egress proxy's name lookups (made-up names, no real DNS).
+ */
 export async function startTestService(
   overrides: Partial<Record<ConfigKey, string>> = {},
+  options: { egressLookup?: HostLookup } = {},
 ): Promise<TestService> {
   const config = loadConfig({
     PORT: '0',
@@ -61,7 +66,7 @@ export async function startTestService(
       done();
     },
   });
-  const running = await startService(config, createLogger(config.logLevel, sink));
+  const running = await startService(config, createLogger(config.logLevel, sink), options);
   let nextId = 1;
   const post = async (body: string, headers: Record<string, string> = {}): Promise<RpcReply> => {
     const res = await fetch(`${running.url}/rpc`, {

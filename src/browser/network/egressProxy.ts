@@ -1,9 +1,16 @@
 // Room browser/network/: the network boundary (allow-list, egress proxy, request log, HAR, routes, conditions); imports engine/.
-import dns from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { PROXY_REALM, type ProxyCredentials } from '../engine/proxyCredentials.js';
+import {
+  pinnedLookup,
+  resolveUpstream,
+  systemLookup,
+  type HostLookup,
+  type Upstream,
+  type UpstreamTarget,
+} from './resolveUpstream.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 /** Marks a response the proxy refused, so a session can tell a blocked request from a real 403. */
@@ -41,6 +48,8 @@ export interface EgressProxyOptions {
   advertisedHost: string;
   /** Set for remote browsers: every request must carry a live per-context login, else 407. */
   credentials?: ProxyCredentials;
+  /** Resolves upstream host names; the system resolver unless a test answers for made-up names. */
+  lookup?: HostLookup;
 }
 
 const LOCAL_ONLY: EgressProxyOptions = { host: '127.0.0.1', port: 0, advertisedHost: '127.0.0.1' };
@@ -49,11 +58,17 @@ const LOCAL_ONLY: EgressProxyOptions = { host: '127.0.0.1', port: 0, advertisedH
  * The browser's only way out. Chromium is launched with this proxy (loopback included), so every
  * request it makes passes here: navigations, every redirect hop (which Playwright's routing never
  * sees), frames, popups, workers, fetch/XHR and WebSockets. Each is checked against the allow-list
- * on its canonical URL; a refused one gets a 403 marked with BLOCKED_HEADER and never leaves.
+ * on its canonical URL; a refused one gets a 403 marked with BLOCKED_HEADER and never leaves. The
+ * proxy then resolves the host itself, judges every address of the answer (resolveUpstream: no own
+ * port, no internal address the list does not name) and connects only to those addresses.
  */
 export class EgressProxy {
   private server: http.Server | undefined;
   private readonly sockets = new Set<Duplex>();
+  /**
+   * Kept-alive upstream connections, reused per name and port: each went to an address checked
+   * when it was opened.
+   */
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
   constructor(
@@ -105,33 +120,18 @@ export class EgressProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /**
-   * Resolves a name for an upstream connection, refusing it when the name leads to one of the
-   * service's own ports (an allowed name that resolves to 127.0.0.1, say), to a peer replica's
-   * port at an address REPLICA_PEERS lists or to a balancer's at an address BALANCER_URLS lists: the
-   * policy judged the name as written, this judges where it goes. IP literals are not looked up; the policy judged them.
-   */
-  private lookupNotOwn(port: number): net.LookupFunction {
-    return (hostname, options, callback) => {
-      dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-        if (error !== null) return callback(error, []);
-        const own = addresses.find(
-          (a) =>
-            this.policy.isOwnEndpoint(a.address, port) ||
-            this.policy.refusedEndpoint(a.address, port) !== undefined,
-        );
-        if (own !== undefined) {
-          const refused: NodeJS.ErrnoException = new Error(
-            `${hostname} resolves to ${own.address}:${port}, a port no page may reach (the service's, a peer's or the balancer's)`,
-          );
-          refused.code = 'EOWNPORT';
-          return callback(refused, []);
-        }
-        const first = addresses[0];
-        if (options.all === true || first === undefined) return callback(null, addresses);
-        callback(null, first.address, first.family);
-      });
-    };
+  /** Resolves and checks the target; a refusal is remembered so the session can say why. */
+  private async resolve(target: UpstreamTarget): Promise<Upstream> {
+    const upstream = await resolveUpstream(target, this.policy, this.options.lookup ?? systemLookup);
+    if (upstream.refused) this.policy.resolvedRefusals.note(target.host, target.port, upstream.reason);
+    return upstream;
+  }
+
+  /** Whether the allow-list admits the request of `url` addressed to `host` instead. */
+  private admitsAt(url: URL, host: string): boolean {
+    const addressed = new URL(url.href);
+    addressed.hostname = host;
+    return this.policy.checkRequest(addressed.href).allowed;
   }
 
   private refuse(res: http.ServerResponse, url: string, reason: string, context: string): void {
@@ -161,18 +161,41 @@ export class EgressProxy {
     const verdict = this.policy.checkRequest(target);
     if (!verdict.allowed) return this.refuse(res, verdict.url, verdict.reason, context);
     const url = new URL(verdict.url);
+    this.forward(req, res, url, context).catch((error: unknown) => badGateway(res, url, error));
+  }
+
+  /** Sends an admitted plain HTTP request on to the checked addresses of its host. */
+  private async forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    context: string,
+  ): Promise<void> {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(url.port || 80);
+    // Before any answer is written, 'close' means the browser went away while the name resolved.
+    let gone = false;
+    res.once('close', () => (gone = true));
+    let upstream: Upstream;
+    try {
+      upstream = await this.resolve({ host, port, admits: (address) => this.admitsAt(url, address) });
+    } catch (error) {
+      return badGateway(res, url, error);
+    }
+    if (gone) return;
+    if (upstream.refused) return this.refuse(res, url.href, upstream.reason, context);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
-    const upstream = http.request(
+    const request = http.request(
       {
         agent: this.agent,
-        host: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || 80,
+        host,
+        port,
         method: req.method,
         path: url.pathname + url.search,
         headers,
         timeout: UPSTREAM_IDLE_TIMEOUT_MS,
-        lookup: this.lookupNotOwn(Number(url.port || 80)),
+        lookup: pinnedLookup(host, upstream.addresses),
       },
       (up) => {
         const out: http.OutgoingHttpHeaders = {};
@@ -182,15 +205,10 @@ export class EgressProxy {
         up.on('error', () => res.destroy());
       },
     );
-    upstream.on('timeout', () => upstream.destroy(new Error('upstream idle timeout')));
-    upstream.on('error', (error: NodeJS.ErrnoException) => {
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-        res.end(`Bad gateway: ${url.host} could not be reached (${error.code ?? error.message}).`);
-      } else res.destroy();
-    });
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    request.on('timeout', () => request.destroy(new Error('upstream idle timeout')));
+    request.on('error', (error) => badGateway(res, url, error));
+    res.on('close', () => request.destroy());
+    req.pipe(request);
   }
 
   /**
@@ -220,7 +238,19 @@ export class EgressProxy {
     const [host = '', port = '443'] = splitHostPort(req.url ?? '');
     const verdict = this.policy.checkOrigin(host, port);
     if (!verdict.allowed) return this.refuseRaw(socket, verdict.url, verdict.reason, context);
-    this.tunnel(socket, host, Number(port), head, 'HTTP/1.1 200 Connection Established\r\n\r\n');
+    const target: UpstreamTarget = {
+      host,
+      port: Number(port),
+      admits: (address) => this.policy.checkOrigin(address, port).allowed,
+    };
+    this.tunnel(
+      socket,
+      target,
+      verdict.url,
+      context,
+      head,
+      'HTTP/1.1 200 Connection Established\r\n\r\n',
+    ).catch(() => socket.destroy());
   }
 
   private handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -237,11 +267,38 @@ export class EgressProxy {
       lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ''}`);
     }
     const preamble = Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n'), head]);
-    this.tunnel(socket, url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 80), preamble, undefined);
+    const target: UpstreamTarget = {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 80),
+      admits: (address) => this.admitsAt(url, address),
+    };
+    this.tunnel(socket, target, url.href, context, preamble, undefined).catch(() => socket.destroy());
   }
 
-  private tunnel(socket: Duplex, host: string, port: number, first: Buffer, reply: string | undefined): void {
-    const upstream = net.connect({ port, host, lookup: this.lookupNotOwn(port) }, () => {
+  /**
+   * Connects `socket` to the checked addresses of the target: `reply` (a CONNECT's 200) once
+   * connected, then `first` (an upgrade's request) upstream, then bytes both ways.
+   */
+  private async tunnel(
+    socket: Duplex,
+    target: UpstreamTarget,
+    url: string,
+    context: string,
+    first: Buffer,
+    reply: string | undefined,
+  ): Promise<void> {
+    let checked: Upstream;
+    try {
+      checked = await this.resolve(target);
+    } catch {
+      // The name does not resolve: the browser sees the tunnel fail (ERR_TUNNEL_CONNECTION_FAILED).
+      socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    if (socket.destroyed) return;
+    if (checked.refused) return this.refuseRaw(socket, url, checked.reason, context);
+    const { host, port } = target;
+    const upstream = net.connect({ port, host, lookup: pinnedLookup(host, checked.addresses) }, () => {
       if (reply !== undefined) socket.write(reply);
       if (first.length > 0) upstream.write(first);
       upstream.pipe(socket);
@@ -262,6 +319,22 @@ export class EgressProxy {
 function splitHostPort(authority: string): [string, string] {
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(authority) ?? /^([^:]+):(\d+)$/.exec(authority);
   return m ? [m[1] ?? '', m[2] ?? ''] : [authority, '443'];
+}
+
+/** The errno code of an error (ENOTFOUND, ECONNREFUSED), else its message. */
+function errorCode(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return 'code' in error && typeof error.code === 'string' ? error.code : error.message;
+}
+
+/** A 502 for a request whose upstream could not be reached; a stream already answering is cut. */
+function badGateway(res: http.ServerResponse, url: URL, error: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(`Bad gateway: ${url.host} could not be reached (${errorCode(error)}).`);
 }
 
 function escapeHtml(s: string): string {

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
+import { ResolvedRefusals } from './resolvedRefusals.js';
 
 /**
  * The navigation allow-list. The regex is matched against the canonical form of the URL (WHATWG
@@ -38,6 +39,11 @@ export class UrlPolicy {
   private readonly refused: RefusedEndpoint[] = [];
   /** Names the service was bound to beyond the loopback spellings (HOST, the machine's name). */
   private readonly ownHosts = new Set<string>([bareHost(machineName())]);
+  /**
+   * What the egress proxy refused after resolving a name the list admits: the URL passes the
+   * list, so a session asks here why such a request failed.
+   */
+  readonly resolvedRefusals = new ResolvedRefusals();
 
   constructor(readonly allowHostRegex: RegExp) {}
 

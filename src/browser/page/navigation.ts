@@ -168,7 +168,11 @@ function refusedHop(
   // Judged from this navigation's own response and redirect chain, never from blocked entries the
   // page may still report about an earlier document.
   if (response?.headers()[BLOCKED_HEADER] === '1')
-    return { url: response.url(), reason: 'outside the allow-list (ALLOW_HOST_REGEX)' };
+    return {
+      url: response.url(),
+      reason:
+        policy.resolvedRefusals.reasonFor(response.url()) ?? 'outside the allow-list (ALLOW_HOST_REGEX)',
+    };
   const hops: string[] = [target.page.url()];
   for (let r = response?.request() ?? null; r !== null; r = r.redirectedFrom()) hops.push(r.url());
   for (const url of hops) {

@@ -201,7 +201,11 @@ export class SessionSignals {
       const seq = this.log.record({ kind: 'response', request_id: requestId, ...fields, page_id: pageId });
       this.network.push({ seq, ...entry, timestamp: new Date().toISOString() });
     }
-    if (blocked) this.recordBlocked(request, 'outside the allow-list (ALLOW_HOST_REGEX)');
+    if (blocked)
+      this.recordBlocked(
+        request,
+        this.policy.resolvedRefusals.reasonFor(request.url()) ?? 'outside the allow-list (ALLOW_HOST_REGEX)',
+      );
     if (blocked || response.status() >= 400)
       this.pushRequestFailed(request, blocked ? 'blocked by the allow-list' : `HTTP ${response.status()}`);
   }
@@ -211,7 +215,10 @@ export class SessionSignals {
     // A download, not a failure: its response (status 200) is already in the network buffer.
     if (this.attachments.has(request) && ABORTED.test(failure)) return;
     const verdict = this.policy.checkRequest(request.url());
-    const blocked = !verdict.allowed;
+    // An allowed URL whose host the proxy refused once resolved (an https tunnel fails in Chromium
+    // without the proxy's answer): blocked too, for the reason the proxy gave.
+    const refusal = verdict.allowed ? this.policy.resolvedRefusals.reasonFor(request.url()) : verdict.reason;
+    const blocked = refusal !== undefined;
     // A request the page itself cancelled (it navigated on) is not a failure an agent must act on.
     const reported = blocked ? `blocked by the allow-list (${failure})` : failure;
     if (blocked || !ABORTED.test(failure)) this.pushRequestFailed(request, reported);
@@ -236,7 +243,7 @@ export class SessionSignals {
     }
     // A request of an outside URL cancelled because the page moved on (ERR_ABORTED) says nothing
     // about the navigation in progress: it must not fail it.
-    if (!verdict.allowed && !ABORTED.test(failure)) this.recordBlocked(request, verdict.reason);
+    if (refusal !== undefined && !ABORTED.test(failure)) this.recordBlocked(request, refusal);
   }
 
   /** A requestFailed event of the action report: the request, and why it failed (status, error, allow-list). */
