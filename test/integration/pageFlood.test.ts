@@ -92,7 +92,7 @@ describe('a page past its event budget', () => {
   it('has window.open answer null past the popup budget', async () => {
     const hostile = await open('/router');
     const opened = await hostile.call<{ result: number }>('page.evaluate', {
-      expression: `(() => { let n = 0; for (let i = 0; i < 20; i++) if (window.open('/router?popup=' + i, '_blank') !== null) n++; return n; })()`,
+      expression: `(() => { let n = 0; for (let i = 0; i < 40; i++) if (window.open('/router?popup=' + i, '_blank') !== null) n++; return n; })()`,
     });
     expect(opened.result).toBe(POPUP_BURST);
   });

@@ -22,9 +22,10 @@ export const DEFAULT_CONSOLE_BURST = 1000;
 /**
  * Popups (window.open) a document may open at once, and a second after that: past it window.open
  * answers null, as a popup blocker does. Each popup is a page the browser builds and the service
- * attaches to, on the CPU every session shares.
+ * attaches to, on the CPU every session shares. The burst is above the 20 popups a session keeps
+ * (MAX_POPUPS_PER_SESSION), so a page opening its fill at once is not cut short.
  */
-export const POPUP_BURST = 5;
+export const POPUP_BURST = 25;
 export const POPUP_RATE = 2;
 /** The page tells its owner how many console calls it dropped at most this often. */
 export const CONSOLE_DROP_REPORT_MS = 1000;
