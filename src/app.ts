@@ -6,12 +6,16 @@ import { eventStreamRouter, type OpenEventFeed } from './http/eventStream.js';
 import { healthRouter } from './http/health.js';
 import { requireAllowedHost } from './http/hostCheck.js';
 import { noOAuthRouter } from './http/noOAuth.js';
-import { EdgeLimits, countBatchMembers, requireKeyWithinLimits } from './http/rateLimits.js';
+import { isKeyPlaceholder } from './http/auth.js';
+import { countBatchMembers, requireKeyWithinLimits } from './http/edgeGate.js';
+import { EdgeLimits } from './http/rateLimits.js';
+import { Refusals, watchRefusals } from './http/refusals.js';
 import { requestId } from './http/requestId.js';
 import { rpcRouter } from './http/rpcRoute.js';
-import { RUNNER_ROUTES, runnerRouter } from './http/runnerApi.js';
-import { SEED000_ROUTES, seed000Router } from './http/seed000Api.js';
+import { runnerRouter } from './http/runnerApi.js';
+import { seed000Router } from './http/seed000Api.js';
 import { screencastRouter } from './http/screencast.js';
+import { SERVICE_ROUTES } from './http/serviceRoutes.js';
 import { uiRouter } from './http/uiRoute.js';
 import type { ScreencastHub } from './browser/artifacts/screencast.js';
 import type { ServiceCapacity } from './browser/engine/poolPolicy.js';
@@ -40,6 +44,8 @@ export interface AppDeps {
   openEventFeed: OpenEventFeed;
   /** Sessions and free slots for GET /readyz; without it /readyz reports the browser only. */
   capacity?: () => ServiceCapacity;
+  /** Where refusals are counted and logged (shared with the WebSocket endpoint); one of its own when absent. */
+  refusals?: Refusals;
 }
 
 /** Builds the HTTP app; never listens by itself, so tests start it on port 0 with real dependencies. */
@@ -47,6 +53,12 @@ export function createApp(deps: AppDeps): Express {
   const { config } = deps;
   if (config.apiKeys.length === 0)
     throw new Error('createApp needs at least one API key: the service never runs open');
+  // A placeholder is what a client without API_KEY sends (.mcp.json's default): as a key it would
+  // let every such client in.
+  if (config.apiKeys.some(isKeyPlaceholder))
+    throw new Error(
+      'API_KEY or ADMIN_API_KEY holds a placeholder (an unexpanded $VARIABLE or the .mcp.json default), never accepted as a key: set a real key',
+    );
   const app = express();
   app.disable('x-powered-by');
   // Express hashes every response body for an ETag, a screenshot's megabytes included; no answer
@@ -55,6 +67,8 @@ export function createApp(deps: AppDeps): Express {
   // TRUSTED_PROXIES, compiled: req.ip is the client a trusted balancer names in X-Forwarded-For,
   // else the direct peer (src/ws/clientAddress.ts gives WebSocket handshakes the same answer).
   app.set('trust proxy', config.trustProxy);
+  // First, so every refusal below (the Host check's included) is counted and logged once it is out.
+  app.use(watchRefusals(deps.refusals ?? new Refusals(deps.metrics.httpRefusals, deps.logger)));
   app.use(helmet());
   // Before anything is served or counted: a DNS-rebinding page must get nothing but the refusal.
   app.use(requireAllowedHost(config.allowedHosts));
@@ -63,12 +77,12 @@ export function createApp(deps: AppDeps): Express {
   const limits = new EdgeLimits(config.apiKeys, config.rateLimitMax, config.rateLimitWindowMs);
   // Before the key check: OAuth discovery gets 404, not a 401 that would send MCP clients to sign in.
   app.use(noOAuthRouter());
-  // The web console's static files: no data in them, so no key (docs/console.md).
+  // The web console's static files (no data in them, so no key: docs/console.md), and GET / from a
+  // browser, which leads to it.
   app.use(uiRouter({ modelApiOrigins: config.uiModelApiOrigins }));
   app.use(
     requireKeyWithinLimits(limits, {
       adminKey: config.adminApiKey,
-      logger: deps.logger,
       forbiddenOnKeyProblem: [MCP_PATH],
     }),
   );
@@ -112,24 +126,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(runnerRouter(rest));
   app.use(seed000Router({ ...rest, cdpConfigured: config.cdpUrl !== undefined }));
   app.use((_req: Request, res: Response) => {
-    res.status(404).json({
-      error: 'not found',
-      routes: [
-        'POST /rpc',
-        'WebSocket /rpc',
-        'POST /mcp',
-        'GET /sessions/{id}/events',
-        'WebSocket /agents',
-        'GET /healthz',
-        'GET /readyz',
-        'GET /metrics',
-        'GET /openrpc.json',
-        ...RUNNER_ROUTES,
-        ...SEED000_ROUTES,
-        'GET /sessions/{id}/screencast',
-        'GET /ui',
-      ],
-    });
+    res.status(404).json({ error: 'not found', routes: SERVICE_ROUTES });
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     // Never the error object whole: body-parser errors carry the raw request body.

@@ -20,6 +20,7 @@ import { AGENTS_PATH, AgentEndpoint } from './hub/agentEndpoint.js';
 import { UpgradeRouter } from './ws/upgradeRouter.js';
 import { HOST_REFUSED, hostAllowed } from './http/hostCheck.js';
 import { RPC_SOCKET_PATH, RpcSocketEndpoint } from './http/rpcSocket.js';
+import { Refusals } from './http/refusals.js';
 import { methodExamples } from './methods/examples/methodExamples.js';
 import { allMethods } from './methods/index.js';
 import type { Services } from './methods/services.js';
@@ -259,6 +260,8 @@ export async function startService(
   const routed = replicaAware(dispatcher, config, logger);
   const mcpTools = { cdpConfigured: config.cdpUrl !== undefined, agentsConnected: () => agents.list().total };
   const screencasts = new ScreencastHub(sessions);
+  // One count and one bounded log of refusals for the HTTP edge and the /rpc handshakes alike.
+  const refusals = new Refusals(metrics.httpRefusals, logger);
   const app = createApp({
     config,
     dispatcher: routed,
@@ -271,6 +274,7 @@ export async function startService(
     openEventFeed: (id, caller, options, sink) =>
       openFeed({ sessions, quota: feedQuota }, id, caller, options, sink),
     capacity: () => sessions.capacity(),
+    refusals,
   });
   const server = http.createServer(app);
   const agentEndpoint = new AgentEndpoint(agents, {
@@ -293,6 +297,7 @@ export async function startService(
     maxSocketsPerAddress: config.maxRpcSocketsPerAddress,
     trustProxy: config.trustProxy,
     logger,
+    refusals,
   });
   new UpgradeRouter((host) => hostAllowed(host, config.allowedHosts), HOST_REFUSED)
     .route(AGENTS_PATH, agentEndpoint.handleUpgrade)

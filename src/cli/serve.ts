@@ -44,6 +44,17 @@ export function warnOfExposure(config: Pick<Config, 'host' | 'trustedProxies'>, 
   if (trust !== undefined) logger.warn({ trustedProxies: config.trustedProxies }, trust);
 }
 
+/** Where a new user goes first: the web console, the MCP endpoint and JSON-RPC (POST and WebSocket). */
+export function frontDoorUrls(base: string): { console: string; mcp: string; rpc: string } {
+  return { console: `${base}/ui/`, mcp: `${base}/mcp`, rpc: `${base}/rpc` };
+}
+
+/** The start line: the address, and the front-door URLs so the first thing to open is on screen. */
+export function startLine(base: string): string {
+  const urls = frontDoorUrls(base);
+  return `playwright-jsonrpc listening on ${base}: console ${urls.console}, MCP ${urls.mcp}, JSON-RPC ${urls.rpc} (POST or WebSocket)`;
+}
+
 /** Loads the configuration, starts the service, and stops it on SIGTERM, SIGINT or (opt-in) orphaning. */
 export async function serve(options: ServeOptions): Promise<void> {
   let config;
@@ -91,7 +102,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     logger.fatal({ err: error }, 'start-up failed');
     process.exit(EXIT_START_FAILED);
   }
-  logger.info({ url: running.url }, `playwright-jsonrpc listening on ${running.url}`);
+  const urls = frontDoorUrls(running.url);
+  logger.info({ url: running.url, ...urls }, startLine(running.url));
   process.on('unhandledRejection', logUnhandledRejection(logger));
 
   let stopping = false;

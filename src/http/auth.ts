@@ -33,6 +33,24 @@ export function headerReader(headers: IncomingHttpHeaders): HeaderReader {
   };
 }
 
+/**
+ * What the shipped .mcp.json sends as its key when API_KEY is unset (`${API_KEY:-…}`): not a key
+ * but an instruction, which `claude mcp get` shows to whoever looks at the server's headers.
+ */
+export const UNSET_KEY_PLACEHOLDER = 'set-API_KEY-in-your-environment';
+
+/** A variable reference a client sent as it was written: `${API_KEY}`, `${API_KEY:-x}`, `$API_KEY`. */
+const UNEXPANDED_VARIABLE = /^\$(\{[A-Za-z_]\w*(:?[-=?+][^}]*)?\}|[A-Za-z_]\w*)$/;
+
+/**
+ * True when a presented key is a placeholder rather than a guess: the .mcp.json default, or a
+ * variable reference the client never expanded. The service never accepts one as a key.
+ */
+export function isKeyPlaceholder(key: string): boolean {
+  const value = key.trim();
+  return value === UNSET_KEY_PLACEHOLDER || UNEXPANDED_VARIABLE.test(value);
+}
+
 /** The key an HTTP request presents (see presentedKeyIn). */
 export function presentedKey(req: Request): string | undefined {
   return presentedKeyIn((name) => req.get(name));

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { markRefusal } from './refusalLog.js';
 
 /** What a refused Host is told: short, and never the Host itself (it is the attacker's text). */
 export const HOST_REFUSED =
@@ -27,6 +28,7 @@ export function requireAllowedHost(allowed: readonly string[]) {
       next();
       return;
     }
+    markRefusal(res, 'host');
     res.status(403).json({ error: HOST_REFUSED });
   };
 }

@@ -13,7 +13,11 @@ import type { RpcDispatcher } from '../rpc/dispatch.js';
 import { errorResponse, handleJsonRpcBody, type JsonRpcResponse } from '../rpc/jsonRpc.js';
 import type { Principal } from '../rpc/defineMethod.js';
 import { headerReader, presentedKeyIn, principalFor } from './auth.js';
+import { edgeStatus } from './edgeGate.js';
 import { EdgeLimits } from './rateLimits.js';
+import { rateLimitFields, wholeSeconds } from './rateLimitHeaders.js';
+import type { RefusalReason } from './refusalLog.js';
+import type { Refusals } from './refusals.js';
 import { SocketPush } from './socketPush.js';
 
 /** JSON-RPC over WebSocket shares the HTTP endpoint's path. */
@@ -51,6 +55,8 @@ export interface RpcSocketOptions {
   /** TRUSTED_PROXIES, compiled: whose X-Forwarded-For names the client (see clientAddress). */
   trustProxy: TrustProxy;
   logger: Logger;
+  /** Where refused handshakes are counted and logged (the HTTP edge's, in the service). */
+  refusals?: Refusals | undefined;
 }
 
 interface OpenSocket {
@@ -115,21 +121,32 @@ export class RpcSocketEndpoint {
   readonly handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { logger } = this.options;
     const remoteAddress = clientAddress(req, this.options.trustProxy);
+    const addressId = EdgeLimits.addressId(remoteAddress);
+    const refused = (reason: RefusalReason, status: number, logged = false): void =>
+      this.options.refusals?.record(
+        { reason, route: RPC_SOCKET_PATH, path: RPC_SOCKET_PATH, address: addressId, status },
+        { logged },
+      );
     // Refused first and for free: a page in the service's own browser must not spend the address's budget.
     if (req.headers.origin !== undefined) {
       logger.warn(
         { origin: req.headers.origin.slice(0, 200), remoteAddress },
         'rpc socket refused: browser origin',
       );
+      refused('origin', 403, true);
       refuseUpgrade(socket, 403, 'Browser origins may not open the /rpc WebSocket.');
       return;
     }
     // A handshake without a valid key spends the address's budget, never a key's (see EdgeLimits).
-    const addressId = EdgeLimits.addressId(remoteAddress);
     const key = presentedKeyIn(headerReader(req.headers));
     const admitted = this.limits.admit(addressId, key);
     if (!('keyId' in admitted)) {
-      refuseUpgrade(socket, admitted.status, admitted.message);
+      const status = edgeStatus(admitted, RPC_SOCKET_PATH, []);
+      refused(admitted.reason, status);
+      refuseUpgrade(socket, status, admitted.message, undefined, {
+        ...rateLimitFields(admitted.budget),
+        ...(status === 429 ? { 'Retry-After': String(wholeSeconds(admitted.budget.resetMs)) } : {}),
+      });
       return;
     }
     if (this.sockets.size >= MAX_RPC_SOCKETS) {
@@ -139,6 +156,7 @@ export class RpcSocketEndpoint {
     const { keyId } = admitted;
     const { maxSocketsPerKey, maxSocketsPerAddress } = this.options;
     if ((this.openPerKey.get(keyId) ?? 0) >= maxSocketsPerKey) {
+      refused('socket_limit', 429);
       refuseUpgrade(
         socket,
         429,
@@ -147,6 +165,7 @@ export class RpcSocketEndpoint {
       return;
     }
     if ((this.openPerAddress.get(addressId) ?? 0) >= maxSocketsPerAddress) {
+      refused('socket_limit', 429);
       refuseUpgrade(
         socket,
         429,
@@ -216,7 +235,7 @@ export class RpcSocketEndpoint {
     const rateLimited = (message: unknown): void =>
       refuse(message, 'Rate limit reached (RATE_LIMIT_MAX per key); retry later.', {
         limit: 'RATE_LIMIT_MAX',
-        retryAfterMs: this.limits.keyRefusal().retryAfterMs,
+        retryAfterMs: this.limits.keyRefusal(keyId).retryAfterMs,
       });
 
     ws.on('pong', () => (open.lastSeen = Date.now()));

@@ -9,6 +9,20 @@ import express, { type Router } from 'express';
 export const UI_PATH = '/ui';
 
 /**
+ * True when an Accept header names text/html with a q above 0, as a browser's navigation does; an
+ * API client's (none, a wildcard, `application/json`) does not, and keeps the API's answer.
+ */
+export function acceptsHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'text/html') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
  * The pages' policy: only the service's own scripts and styles (no inline script or style, no CDN);
  * images from the service or data:/blob: URLs (frames, screenshots); connections to the service and
  * to `connectOrigins`; no framing, no forms posting anywhere, no plugins. No
@@ -60,6 +74,13 @@ export function uiRouter(options: UiRouteOptions): Router {
   const dir = 'dir' in options ? options.dir : findUiDir();
   const runnerPolicy = uiContentSecurityPolicy(options.modelApiOrigins);
   const router = express.Router();
+  // The front door: a browser opening the service's address lands on the console (which asks for
+  // the key) rather than on the key check's 401 JSON; any other client gets the API's answer.
+  router.get('/', (req, res, next) => {
+    res.vary('Accept');
+    if (acceptsHtml(req.get('accept'))) res.redirect(302, `${UI_PATH}/`);
+    else next();
+  });
   router.use(UI_PATH, (req, res, next) => {
     res.set('content-security-policy', RUNNER_FILE.test(req.path) ? runnerPolicy : UI_CSP);
     // Served again after an upgrade: the browser revalidates rather than runs yesterday's script.

@@ -53,6 +53,12 @@ export class Metrics {
     'rpc_idempotency_evictions_total',
     'Idempotency keys forgotten before IDEMPOTENCY_TTL_MS because IDEMPOTENCY_MAX_KEYS was reached',
   );
+  readonly httpRefusals = counter(
+    this.registry,
+    'http_refusals_total',
+    'Requests and WebSocket handshakes refused (401, 403, 429; 400 for a placeholder key) by route template, reason and status',
+    ['route', 'reason', 'status'] as const,
+  );
   readonly sessionsActive = gauge(this.registry, 'browser_sessions_active', 'Open browser sessions');
   readonly sessionsCreated = counter(this.registry, 'browser_sessions_created_total', 'Sessions created');
   readonly poolTakes = counter(

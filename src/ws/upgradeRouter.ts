@@ -3,12 +3,16 @@ import type { Duplex } from 'node:stream';
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-/** Answers a WebSocket handshake with an HTTP error and closes the socket once the answer is out. */
+/**
+ * Answers a WebSocket handshake with an HTTP error (and `headers`, such as Retry-After) and closes
+ * the socket once the answer is out.
+ */
 export function refuseUpgrade(
   socket: Duplex,
   status: number,
   body: string,
   contentType = 'text/plain; charset=utf-8',
+  headers: Readonly<Record<string, string>> = {},
 ): void {
   const reasons: Record<number, string> = {
     401: 'Unauthorized',
@@ -20,8 +24,11 @@ export function refuseUpgrade(
   // Node drops its own error listener on upgrade: a reset peer must not become an uncaught error.
   socket.on('error', () => socket.destroy());
   socket.once('finish', () => socket.destroy());
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
   );
 }
 

@@ -21,6 +21,7 @@ import type {
   PageSnapshotResult,
   PageTextResult,
 } from '../../client/src/methods.generated.js';
+import { UNSET_KEY_PLACEHOLDER } from '../../src/http/auth.js';
 import { rpcFailure } from '../helpers/boundSession.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
@@ -315,15 +316,22 @@ function subagent(): { front: Record<string, unknown>; body: string; tools: stri
   return { front, body: m[2], tools: listed.map((t) => t.slice('mcp__browser__'.length)) };
 }
 
-/** An MCP client on .mcp.json's server `browser`, its ${VAR} and ${VAR:-default} expanded as Claude Code does. */
-async function connectAsClaudeCode(): Promise<Client> {
+/**
+ * An MCP client on .mcp.json's server `browser`, its ${VAR} and ${VAR:-default} expanded as Claude
+ * Code does, from an environment with API_KEY set unless `withKey` is false.
+ */
+async function connectAsClaudeCode(withKey = true): Promise<Client> {
   const mcp = JSON.parse(read('.mcp.json')) as {
     mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
   };
   const server = mcp.mcpServers.browser;
   expect(server?.type).toBe('http');
-  expect(server?.headers).toEqual({ 'x-api-key': '${API_KEY}' });
-  const env: Record<string, string> = { PLAYWRIGHT_JSONRPC_URL: suite.service.url, API_KEY: TEST_API_KEY };
+  // Without API_KEY the default is the placeholder the service answers "set API_KEY" to.
+  expect(server?.headers).toEqual({ 'x-api-key': `\${API_KEY:-${UNSET_KEY_PLACEHOLDER}}` });
+  const env: Record<string, string> = {
+    PLAYWRIGHT_JSONRPC_URL: suite.service.url,
+    ...(withKey ? { API_KEY: TEST_API_KEY } : {}),
+  };
   const expand = (s: string) =>
     s.replace(
       /\$\{(\w+)(?::-([^}]*))?\}/g,
@@ -382,6 +390,11 @@ describe('the Claude Code files', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('.mcp.json without API_KEY in the environment: the connect fails saying to set it, no sign-in', async () => {
+    // A 400, not the 401 or 403 Claude Code would take for "needs authentication" and remember.
+    await expect(connectAsClaudeCode(false)).rejects.toThrow(/Set API_KEY in your environment/);
   });
 
   it("runs the prompt's flow over MCP with the subagent's tools only, and reports", async () => {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { KEY_REFUSAL_LOG_MAX } from '../../src/http/keyRefusalLog.js';
+import { REFUSAL_LOG_MAX } from '../../src/http/refusalLog.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 import { wsHandshake } from '../helpers/wsHandshake.js';
 
@@ -284,15 +284,15 @@ describe('the 429 answer', () => {
     expect((await postRpc('127.0.0.52', KEY_C, call())).status).toBe(200);
   });
 
-  it('logs refused keys (reason, path, address, never the key), at most KEY_REFUSAL_LOG_MAX a window', async () => {
+  it('logs refused keys (reason, path, address, never the key), at most REFUSAL_LOG_MAX a window', async () => {
     const secret = 'edge-wrong-key-that-must-not-be-logged';
-    for (let i = 0; i < KEY_REFUSAL_LOG_MAX + 10; i++) await postRpc('127.0.0.53', secret, call());
+    for (let i = 0; i < REFUSAL_LOG_MAX + 10; i++) await postRpc('127.0.0.53', secret, call());
     const lines = service.logs
       .flatMap((chunk) => chunk.split('\n'))
       .filter((line) => line.includes('request refused'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.length).toBeLessThanOrEqual(KEY_REFUSAL_LOG_MAX);
+    expect(lines.length).toBeLessThanOrEqual(REFUSAL_LOG_MAX);
     expect(lines).toContainEqual(
       expect.objectContaining({ reason: 'missing', path: '/rpc', address: '127.0.0.11', status: 401 }),
     );

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNSET_KEY_PLACEHOLDER } from '../../src/http/auth.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 const GOOD_KEY = 'mcp-clients-good-key-0123456789';
@@ -114,9 +115,11 @@ function refusalLines(): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-function expectRefusalLogged(reason: 'missing' | 'invalid'): void {
+function expectRefusalLogged(reason: 'missing' | 'invalid' | 'placeholder'): void {
+  // A placeholder key (API_KEY never set in the client) is a 400: no status a client signs in on.
+  const status = reason === 'placeholder' ? 400 : 403;
   expect(refusalLines()).toContainEqual(
-    expect.objectContaining({ reason, path: '/mcp', status: 403, address: expect.any(String) as unknown }),
+    expect.objectContaining({ reason, path: '/mcp', status, address: expect.any(String) as unknown }),
   );
   expect(service.logs.join('')).not.toContain(WRONG_KEY);
   expect(service.logs.join('')).not.toContain(GOOD_KEY);
@@ -160,6 +163,12 @@ describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli)', () => {
       expect(missing.stderr).toContain('Missing API key');
       expect(missing.stderr).not.toMatch(/OAuth/i);
       expectRefusalLogged('missing');
+
+      const unset = await inspect([`x-api-key: ${UNSET_KEY_PLACEHOLDER}`]);
+      expect(unset.code).not.toBe(0);
+      expect(unset.stderr).toContain('Set API_KEY in your environment');
+      expect(unset.stderr).not.toMatch(/OAuth/i);
+      expectRefusalLogged('placeholder');
     },
     TEST_TIMEOUT_MS,
   );
@@ -203,6 +212,12 @@ describe('mcp-remote (stdio bridge)', () => {
   it.each([
     ['a wrong key', ['--header', `x-api-key:${WRONG_KEY}`], 'Invalid API key', 'invalid'],
     ['no key', [], 'Missing API key', 'missing'],
+    [
+      'the .mcp.json default of an unset API_KEY',
+      ['--header', `x-api-key:${UNSET_KEY_PLACEHOLDER}`],
+      'Set API_KEY in your environment',
+      'placeholder',
+    ],
   ] as const)(
     'with %s, ends within the bound saying so, without waiting for a sign-in',
     async (_what, headerArgs, message, reason) => {

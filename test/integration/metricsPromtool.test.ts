@@ -61,6 +61,8 @@ describe('promtool check metrics on GET /metrics', () => {
     const { session_id } = await service.call<{ session_id: string }>('session.create', {});
     await service.call('session.close', { session_id });
     expect((await service.rpc('no.such.method', {})).error?.code).toBe(-32601);
+    // A refusal, so http_refusals_total has a series to check.
+    expect((await fetch(`${service.url}/metrics`)).status).toBe(401);
 
     const text = await scrape();
     // Every family the service defines is there, with the series those calls made.
@@ -73,10 +75,12 @@ describe('promtool check metrics on GET /metrics', () => {
       'browser_restarts_total',
       'agents_connected',
       'agent_evaluations_total',
+      'http_refusals_total',
     ])
       expect(text).toContain(`# TYPE ${family} `);
     expect(text).toContain('rpc_requests_total{method="session.create",outcome="ok"} 1');
     expect(text).toContain('outcome="METHOD_NOT_FOUND"');
+    expect(text).toContain('http_refusals_total{route="/metrics",reason="missing",status="401"} 1');
     // The default process metrics stay; only the gauges promtool refuses are gone, their labelled
     // families (whose sum they were) remain.
     expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');

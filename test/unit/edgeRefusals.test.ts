@@ -1,12 +1,12 @@
-// The pure parts of the edge's refusals: the rate-limited log of refused keys, and the ids a
+// The pure parts of the edge's refusals: the rate-limited log of refusals, and the ids a
 // refused body is answered with.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KeyRefusalLog } from '../../src/http/keyRefusalLog.js';
+import { RefusalLog } from '../../src/http/refusalLog.js';
 import { idsOfBody, refusalBody } from '../../src/http/refusalIds.js';
 import { createLogger } from '../../src/observability/logger.js';
 
-function capture(): { lines: Record<string, unknown>[]; log: KeyRefusalLog } {
+function capture(): { lines: Record<string, unknown>[]; log: RefusalLog } {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -14,12 +14,18 @@ function capture(): { lines: Record<string, unknown>[]; log: KeyRefusalLog } {
       done();
     },
   });
-  return { lines, log: new KeyRefusalLog(createLogger('info', sink), 3, 1_000) };
+  return { lines, log: new RefusalLog(createLogger('info', sink), 3, 1_000) };
 }
 
-const refusal = { reason: 'invalid' as const, path: '/mcp', address: '127.0.0.1', status: 403 };
+const refusal = {
+  reason: 'invalid' as const,
+  route: '/mcp',
+  path: '/mcp',
+  address: '127.0.0.1',
+  status: 403,
+};
 
-describe('KeyRefusalLog', () => {
+describe('RefusalLog', () => {
   afterEach(() => vi.useRealTimers());
 
   it('logs up to its max per window, then says in the next window how many it left out', () => {
