@@ -42,6 +42,11 @@ export const CONFIG_GROUP_NOTES: Partial<Record<ConfigGroup, readonly string[]>>
     'Past the limit the answer is HTTP 429 with `Retry-After` in seconds and `data.retryAfterMs`. ' +
       'Both give the time until the window ends, when the caller is admitted again; the seconds are ' +
       'rounded up. The request\'s JSON-RPC `id` is kept (see security.md, "The 429 answer").',
+    'Every answer of a rate-limited route, 200s included, says what is left of the budget it spent: ' +
+      '`RateLimit-Limit` (`RATE_LIMIT_MAX`), `RateLimit-Remaining`, `RateLimit-Reset` (seconds to ' +
+      'the end of the window) and `RateLimit-Policy` (`<max>;w=<window seconds>`), the fields of the ' +
+      'IETF RateLimit header draft as its 6th revision names them. A caller can slow down before it ' +
+      'meets a 429 (security.md, "The RateLimit fields").',
   ],
 };
 
