@@ -21,6 +21,7 @@ import {
   type TaskResult,
   type TaskTargets,
 } from './taskSuite.js';
+import type { AgentMenus } from './agentMenus.js';
 
 /** Every real-app task, app by app. */
 export const REAL_APP_TASKS: RealAppTask[] = [...NODE_RED_TASKS, ...WIKI_TASKS, ...DOCS_TASKS];
@@ -33,6 +34,7 @@ export const REAL_APP_TARGETS: TaskTargets = {
   chars: { task: 0.6, total: 0.3 },
   calls: { task: 0.7, total: 0.7 },
   wallMs: { task: 0.5, total: 0.5 },
+  sent: 0.4,
 };
 /** The service may open 127.0.0.1 on any port (each app listens on a free one), and nothing else. */
 const LOOPBACK_ONLY = '^https?://127\\.0\\.0\\.1(:\\d+)?(/|$)';
@@ -44,7 +46,11 @@ export interface RealAppsReport extends SuiteReport {
 type App = NodeRedApp | WikiApp | DocsSite;
 
 /** The section of the report: the apps, the table, the targets. */
-export function realAppsSection(tasks: TaskResult[], apps: Record<AppName, string>): string[] {
+export function realAppsSection(
+  tasks: TaskResult[],
+  apps: Record<AppName, string>,
+  menus: AgentMenus | undefined,
+): string[] {
   return [
     '## Real-app agent tasks',
     '',
@@ -54,7 +60,7 @@ export function realAppsSection(tasks: TaskResult[], apps: Record<AppName, strin
         '; ',
       )}. Each runs on 127.0.0.1 on a free port with temporary data, reset to its seed before every task run (node-red: a full deploy of the seed flow; tiddlywiki: a restart on a fresh copy of the seed wiki; the docs are read-only). Each task is done by this service (HTTP \`/rpc\`) and by \`@playwright/mcp\` (its MCP tools) in a fresh session each, the two interleaved; values are medians over the runs as **service / peer**, ratios service ÷ peer; the total is the sum of the medians. Calls, characters and images count every answer the agent read (the JSON result of each call; the text and image parts of each tool reply); session set-up and close are not counted on either side. Success is the app's own state (node-red's GET /flows, the wiki's tiddlers on its server) or the answer compared with the page's own content.`,
     '',
-    ...taskTable(tasks, REAL_APP_TARGETS, { images: true }),
+    ...taskTable(tasks, REAL_APP_TARGETS, menus, { images: true }),
   ];
 }
 
@@ -99,7 +105,7 @@ export async function mainRealApps(options: SuiteOptions, hooks: SuiteHooks = {}
           return ctx;
         };
         const iterations = options.smoke ? 1 : options.iterations;
-        const results = await runSuite(
+        const { tasks: results, menus } = await runSuite(
           tasks,
           systems,
           contextFor,
@@ -116,9 +122,9 @@ export async function mainRealApps(options: SuiteOptions, hooks: SuiteHooks = {}
         };
         return writeSuiteReport(
           { name: 'the real-app agent tasks', only: 'realapps' },
-          { commit: options.commit, iterations, tasks: results, apps: versions },
+          { commit: options.commit, iterations, tasks: results, apps: versions, menus },
           options,
-          realAppsSection(results, versions),
+          realAppsSection(results, versions, menus),
           log,
         );
       },

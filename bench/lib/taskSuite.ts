@@ -1,7 +1,8 @@
 // What every agent-task suite shares (`--only tasks` on the fixture shop, `--only realapps` on real
 // web apps): the service and the peer started side by side, each task done by both in a fresh
-// session with the order swapped every iteration, the per-task table of calls, characters, images,
-// wall time and success with the suite's targets, and the report written next to its raw samples.
+// session with the order swapped every iteration, the per-task table of calls, characters, what an
+// MCP agent is sent (menu × calls + answers), images, wall time and success with the suite's targets,
+// and the report written next to its raw samples.
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { PeerAgent, ServiceAgent, newMeter, type Meter } from '../tasks/agents.j
 import { PeerSystem, peerPackage } from '../systems/peer.js';
 import { ServiceSystem, type ServiceEntry } from '../systems/service.js';
 import type { BenchSystem } from '../systems/types.js';
+import { groupsBeyondCore, readAgentMenus, serviceMenuChars, type AgentMenus } from './agentMenus.js';
 import { formatMarkdown } from './report.js';
 import { startRun } from './runStart.js';
 import { summarize, withTimeout } from './stats.js';
@@ -26,6 +28,10 @@ export interface TaskRunSample {
   /** Images the agent was sent (screenshots; none of the scripts asks for one, so 0 unless a tool adds one). */
   images: number;
   ms: number;
+  /** Characters of the tool list an MCP agent is sent with each model request during this task. */
+  menuChars?: number;
+  /** The service's tool groups beyond core this task called (counted in menuChars). */
+  groups?: string[];
   ok: boolean;
   /** Why it failed (the check's reason or the error). */
   reason?: string;
@@ -64,6 +70,7 @@ async function runOne<C>(
   ctx: C,
   trace: boolean,
   signal: AbortSignal | undefined,
+  menus: AgentMenus,
 ): Promise<{ sample: TaskRunSample; meter: Meter }> {
   const meter = newMeter(trace);
   let answer: string | undefined;
@@ -104,12 +111,15 @@ async function runOne<C>(
       reason = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
+  const groups = sys === 'service' ? groupsBeyondCore(meter.methods) : [];
   return {
     sample: {
       calls: meter.calls,
       chars: meter.chars,
       images: meter.images,
       ms,
+      menuChars: sys === 'service' ? serviceMenuChars(menus, groups) : menus.peer,
+      ...(sys === 'service' ? { groups } : {}),
       ok: reason === undefined,
       ...(reason ? { reason } : {}),
       ...(answer !== undefined ? { answer } : {}),
@@ -120,7 +130,8 @@ async function runOne<C>(
 
 /**
  * Runs every task `iterations` times on both systems, the order of the systems swapped each time.
- * `contextFor` prepares each run before its clock starts (a run id, an app reset to its seed).
+ * `contextFor` prepares each run before its clock starts (a run id, an app reset to its seed). The
+ * two MCP menus are read first, from the running systems.
  */
 export async function runSuite<C, T extends SuiteTask<C>>(
   tasks: readonly T[],
@@ -129,7 +140,13 @@ export async function runSuite<C, T extends SuiteTask<C>>(
   options: { iterations: number; trace: boolean },
   log: (line: string) => void,
   signal?: AbortSignal,
-): Promise<TaskResult[]> {
+): Promise<{ tasks: TaskResult[]; menus: AgentMenus }> {
+  const menus = await readAgentMenus(systems);
+  log(
+    `MCP menus: service ${menus.serviceDefault} chars by default (${Object.entries(menus.serviceGroups)
+      .map(([g, n]) => `+${g} ${n}`)
+      .join(', ')}), peer ${menus.peer} chars`,
+  );
   const results: TaskResult[] = tasks.map((t) => ({
     id: t.id,
     title: t.title,
@@ -141,7 +158,7 @@ export async function runSuite<C, T extends SuiteTask<C>>(
       for (const sys of order) {
         if (signal?.aborted) throw new Error('aborted');
         const ctx = await contextFor(task, sys);
-        const { sample, meter } = await runOne(task, sys, systems, ctx, options.trace, signal);
+        const { sample, meter } = await runOne(task, sys, systems, ctx, options.trace, signal, menus);
         results[k]?.runs[sys].push(sample);
         log(
           `${task.id} ${sys}: ${sample.ok ? 'ok' : `FAILED (${sample.reason ?? ''})`}, ${sample.calls} calls, ${sample.chars} chars, ${sample.ms.toFixed(0)} ms`,
@@ -149,7 +166,7 @@ export async function runSuite<C, T extends SuiteTask<C>>(
         if (meter.trace) log(meter.trace.join('\n'));
       }
     }
-  return results;
+  return { tasks: results, menus };
 }
 
 /** A suite's targets, service ÷ peer: one bound per task and one for the sum over the tasks. */
@@ -157,30 +174,41 @@ export interface TaskTargets {
   calls: { task: number; total: number };
   chars: { task: number; total: number };
   wallMs: { task: number; total: number };
+  /** What an MCP agent is sent (menu × calls + answers), service ÷ peer, bound on the total only. */
+  sent: number;
 }
 
 const median = (xs: number[]): number => summarize(xs).p50;
 const ratio = (s: number, p: number): number => (p > 0 ? s / p : Number.NaN);
-const fmtRatio = (r: number, target: number): string =>
-  Number.isFinite(r) ? `${r.toFixed(2)}× ${r <= target ? '✅' : '❌'}` : 'n/a';
+const fmtRatio = (r: number, target?: number): string =>
+  !Number.isFinite(r)
+    ? 'n/a'
+    : target === undefined
+      ? `${r.toFixed(2)}×`
+      : `${r.toFixed(2)}× ${r <= target ? '✅' : '❌'}`;
 
-type Side = { calls: number; chars: number; images: number; ms: number; ok: string };
+type Side = { calls: number; chars: number; sent: number; images: number; ms: number; ok: string };
 interface Row {
   id: string;
   s: Side;
   p: Side;
+  /** The service's groups beyond core in any run of the task. */
+  groups: string[];
 }
 
 function rowOf(t: TaskResult): Row {
   const side = (runs: TaskRunSample[]): Side => ({
     calls: median(runs.map((r) => r.calls)),
     chars: median(runs.map((r) => r.chars)),
+    // Samples written before the menus were measured have no menuChars: NaN, shown as n/a.
+    sent: median(runs.map((r) => (r.menuChars ?? Number.NaN) * r.calls + r.chars)),
     // Samples written before images were counted have none.
     images: median(runs.map((r) => r.images ?? 0)),
     ms: median(runs.map((r) => r.ms)),
     ok: `${runs.filter((r) => r.ok).length}/${runs.length}`,
   });
-  return { id: t.id, s: side(t.runs.service), p: side(t.runs.peer) };
+  const groups = [...new Set(t.runs.service.flatMap((r) => r.groups ?? []))].sort();
+  return { id: t.id, s: side(t.runs.service), p: side(t.runs.peer), groups };
 }
 
 /** "≤ 0.3× … per task and in total", or the two bounds when they differ. */
@@ -191,21 +219,24 @@ const boundText = (b: { task: number; total: number }): string =>
 
 /**
  * The table of a suite: a row per task (medians over its runs, service / peer), the total (the sum of
- * the medians), the targets and whether each is met, why any run failed, and the tasks' titles.
+ * the medians), the two MCP menus, the targets and whether each is met, why any run failed, and the
+ * tasks' titles.
  */
 export function taskTable(
   tasks: TaskResult[],
   targets: TaskTargets,
+  menus: AgentMenus | undefined,
   options: { images: boolean } = { images: false },
 ): string[] {
   const rows = tasks.map(rowOf);
   const total: Row = {
     id: '**total**',
-    s: { calls: 0, chars: 0, images: 0, ms: 0, ok: '' },
-    p: { calls: 0, chars: 0, images: 0, ms: 0, ok: '' },
+    s: { calls: 0, chars: 0, sent: 0, images: 0, ms: 0, ok: '' },
+    p: { calls: 0, chars: 0, sent: 0, images: 0, ms: 0, ok: '' },
+    groups: [],
   };
   for (const r of rows)
-    for (const k of ['calls', 'chars', 'images', 'ms'] as const) {
+    for (const k of ['calls', 'chars', 'sent', 'images', 'ms'] as const) {
       total.s[k] += r.s[k];
       total.p[k] += r.p[k];
     }
@@ -220,6 +251,8 @@ export function taskTable(
       fmtRatio(ratio(r.s.calls, r.p.calls), targets.calls[bound]),
       `${r.s.chars} / ${r.p.chars}`,
       fmtRatio(ratio(r.s.chars, r.p.chars), targets.chars[bound]),
+      `${r.s.sent}${r.groups.length > 0 ? ` (+${r.groups.join(', +')})` : ''} / ${r.p.sent}`,
+      fmtRatio(ratio(r.s.sent, r.p.sent), bound === 'total' ? targets.sent : undefined),
       ...(options.images ? [`${r.s.images} / ${r.p.images}`] : []),
       `${r.s.ms.toFixed(0)} / ${r.p.ms.toFixed(0)}`,
       fmtRatio(ratio(r.s.ms, r.p.ms), targets.wallMs[bound]),
@@ -240,12 +273,22 @@ export function taskTable(
     `ratio (${bounds(targets.calls)})`,
     'characters',
     `ratio (${bounds(targets.chars)})`,
+    'sent to an MCP agent',
+    `ratio (total ≤ ${targets.sent})`,
     ...(options.images ? ['images'] : []),
     'wall ms (p50)',
     `ratio (${bounds(targets.wallMs)})`,
     'succeeded',
   ];
+  const groupText = (g: string) => `+${g} ${menus?.serviceGroups[g] ?? '?'}`;
+  const used = [...new Set(rows.flatMap((r) => r.groups))].sort();
   return [
+    ...(menus
+      ? [
+          `MCP menus (for each tool, \`JSON.stringify({name, description, inputSchema})\`, summed; read by tools/list from the running systems): the service's default \`/mcp\` list ${menus.serviceDefault} characters, the peer's ${menus.peer} (${ratio(menus.serviceDefault, menus.peer).toFixed(2)}×). "Sent to an MCP agent" is, per run, menu × calls + answer characters (the menu goes with every model request; one call is one turn), median over the runs; a task that calls a method of a group beyond core (page.act's steps included) counts that group's tools too, named in its cell${used.length > 0 ? ` (${used.map(groupText).join(', ')})` : ''}. The service's answers are those of \`/rpc\`.`,
+          '',
+        ]
+      : []),
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map((r) => `| ${line(r, 'task')} |`),
@@ -255,6 +298,7 @@ export function taskTable(
     '| --- | --- |',
     `| calls ${boundText(targets.calls)} | ${met('calls', targets.calls) ? 'yes' : 'no'} |`,
     `| characters ${boundText(targets.chars)} | ${met('chars', targets.chars) ? 'yes' : 'no'} |`,
+    `| characters sent to an MCP agent ≤ ${targets.sent}× the peer's in total | ${ratio(total.s.sent, total.p.sent) <= targets.sent ? 'yes' : 'no'} |`,
     `| wall time ${boundText(targets.wallMs)} | ${met('ms', targets.wallMs) ? 'yes' : 'no'} |`,
     `| every task succeeds on both | ${okCount('service') === n && okCount('peer') === n ? 'yes' : 'no'} |`,
     '',
@@ -346,6 +390,8 @@ export interface SuiteReport {
   loadavg: number;
   peer: string;
   tasks: TaskResult[];
+  /** The two MCP menus of the run (absent from raw files written before they were measured). */
+  menus?: AgentMenus;
 }
 
 /** The raw JSON and the markdown report of a run; `sections(rawPath)` is the report below its header. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   chromiumRoots,
   cmdline,
@@ -270,6 +271,22 @@ export class PeerSystem implements BenchSystem {
       throw error;
     }
     return session;
+  }
+
+  /** The peer's tool list as an MCP client is sent it (tools/list on a connection of its own, no tool called). */
+  async listTools(): Promise<Tool[]> {
+    const client = new Client({ name: `bench-peer-${++this.clients}`, version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${this.port}/mcp`));
+    await client.connect(transport, { timeout: this.options.timeoutMs });
+    try {
+      return (await client.listTools(undefined, { timeout: this.options.timeoutMs })).tools;
+    } finally {
+      try {
+        await transport.terminateSession();
+      } finally {
+        await client.close();
+      }
+    }
   }
 
   /** The peer's working directory, its workspace root: the only files its tools may read. */

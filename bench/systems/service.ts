@@ -1,6 +1,9 @@
 // This service over HTTP /rpc: spawned as a child process, called with keep-alive connections.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   chromiumRoots,
   cmdline,
@@ -368,6 +371,7 @@ export class ServiceSystem implements BenchSystem {
   private self: ProcInfo | undefined;
   private rpc: RpcClient | undefined;
   private roots: ProcInfo[] = [];
+  private apiKey = '';
   port = 0;
 
   constructor(private readonly options: ServiceOptions) {}
@@ -375,6 +379,7 @@ export class ServiceSystem implements BenchSystem {
   async start(): Promise<void> {
     this.port = await freePort();
     const apiKey = randomBytes(18).toString('base64url');
+    this.apiKey = apiKey;
     const entry = this.options.entry === 'built' ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'];
     this.spawned = spawnLogged(process.execPath, entry, {
       cwd: this.options.repoRoot,
@@ -443,6 +448,27 @@ export class ServiceSystem implements BenchSystem {
       if (pool !== undefined && pool >= size) return true;
       if (Date.now() >= deadline) return false;
       await sleep(QUIESCE_POLL_MS);
+    }
+  }
+
+  /**
+   * The tool list of /mcp as an MCP client is sent it (tools/list over the SDK client), with the
+   * groups of `query` (`?groups=all`); '' is the default menu.
+   */
+  async mcpTools(query = ''): Promise<Tool[]> {
+    if (!this.rpc) throw new Error('service not started');
+    const client = new Client({ name: 'bench-menu', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(
+      new URL(`http://127.0.0.1:${this.port}/mcp${query}`),
+      {
+        requestInit: { headers: { 'x-api-key': this.apiKey } },
+      },
+    );
+    await client.connect(transport, { timeout: this.options.timeoutMs });
+    try {
+      return (await client.listTools(undefined, { timeout: this.options.timeoutMs })).tools;
+    } finally {
+      await client.close();
     }
   }
 

@@ -10,6 +10,8 @@ export interface Meter {
   chars: number;
   /** Images among the answers (a screenshot's base64, an MCP image part): an agent pays for them apart. */
   images: number;
+  /** The service methods called, page.act's steps among them (the MCP tool groups a task needs). */
+  methods: Set<string>;
   /** Every call and its answer, when tracing (TASKS_TRACE=1). */
   trace: string[] | undefined;
 }
@@ -18,6 +20,7 @@ export const newMeter = (trace: boolean): Meter => ({
   calls: 0,
   chars: 0,
   images: 0,
+  methods: new Set(),
   trace: trace ? [] : undefined,
 });
 
@@ -43,6 +46,11 @@ export class ServiceAgent {
   /** One method call; the answer read is the JSON of its result (or of its error). */
   async call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const t0 = performance.now();
+    this.meter.methods.add(method);
+    if (method === 'page.act' && Array.isArray(params.steps))
+      for (const step of params.steps as unknown[])
+        if (typeof step === 'object' && step !== null && 'method' in step && typeof step.method === 'string')
+          this.meter.methods.add(step.method);
     try {
       const { result } = await this.session.call(method, params);
       // The screenshot method answers its image as base64 in `base64`.
