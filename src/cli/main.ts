@@ -10,12 +10,14 @@ Commands:
   serve                   start the service (as npm start does); stops on SIGINT/SIGTERM and
                           when the process that started it exits
   call METHOD [PARAMS]    call one JSON-RPC method of a running service, print the result as JSON
-  mcp                     MCP over stdio, bridged to a running service's /mcp
+  mcp                     MCP over stdio: the service in this process, or bridged to a running
+                          service's /mcp with --url or PLAYWRIGHT_JSONRPC_URL
   browser-server          a Playwright browser server with the service's flags, for BROWSER_ENDPOINTS
 
 Run "playwright-jsonrpc <command> --help" for a command's options. Settings come from the
 environment: API_KEY (the service key), PLAYWRIGHT_JSONRPC_URL (where call and mcp connect;
-default http://127.0.0.1:3337), and for serve every variable of docs/configuration.md.
+call's default http://127.0.0.1:3337), and for serve (and mcp without a URL) every variable of
+docs/configuration.md.
 `;
 
 const SERVE_HELP = `Usage: playwright-jsonrpc serve [--no-exit-with-parent]

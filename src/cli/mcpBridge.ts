@@ -16,6 +16,7 @@ import {
 import { GROUPS_QUERY } from '../mcp/requestMenu.js';
 import { ALL_GROUPS, OPTIONAL_GROUPS, parseGroups } from '../mcp/toolGroups.js';
 import { CALL_TIMEOUT_MS, EXIT_OK, EXIT_TRANSPORT } from './call.js';
+import { watchParent } from './parentWatch.js';
 import { apiKeyFrom, endpointOf, serviceBase, shownUrl, UsageError, URL_ENV } from './serviceUrl.js';
 
 /** How long the bridge waits for the service's `initialize` answer before giving up at start. */
@@ -27,24 +28,30 @@ const BRIDGE_INFO = { name: 'playwright-jsonrpc-mcp-stdio', version: '0.1.0' };
 
 export const MCP_HELP = `Usage: playwright-jsonrpc mcp [--url URL] [--groups LIST]
 
-MCP over stdio, for MCP clients that only start local commands. It bridges to a running service's
-/mcp endpoint: tools/list and tools/call are forwarded as they are, so the tools, their schemas
-and their results are the service's own, and sessions live in the service's shared Chromium.
+MCP over stdio, for MCP clients that start a local command. The tools, their schemas and their
+results are those of the service's /mcp endpoint: tools/list and tools/call are passed to it as
+they are.
+
+With no --url and no $${URL_ENV}, the service runs in this process: Chromium, the allow-list and
+the limits configured as for "serve" (the same environment and CONFIG_FILE), its HTTP listener on
+127.0.0.1 at a free port with a key made for this run, so no API_KEY is needed. Closing stdin (the
+client went away), SIGINT or SIGTERM closes the sessions and the browser, then exits.
+With a URL it bridges to that running service, whose shared Chromium holds the sessions.
 
 Options:
-  --url URL       the service (base URL or its /mcp endpoint); default $${URL_ENV},
-                  then http://127.0.0.1:3337
+  --url URL       a running service (base URL or its /mcp endpoint); default $${URL_ENV},
+                  else the service starts in this process
   --groups LIST   tool groups to list besides the core ones, comma-separated:
                   ${OPTIONAL_GROUPS.join(', ')}, or ${ALL_GROUPS}; the tool
                   tools_enable adds one while the client runs
   -h, --help      this help
 
-The API key comes from the environment variable API_KEY. The bridge connects at start and exits
-with code 3 and a message on stderr when the service cannot be reached or refuses the key.
+Every log line goes to stderr; stdout carries MCP messages only. With a URL the API key comes
+from the environment variable API_KEY, and the bridge exits with code 3 and a message on stderr
+when the service cannot be reached or refuses the key.
 
 Example (Claude Code):
-  claude mcp add browser --env API_KEY=dev-key-123 -- \\
-    node /path/to/playwright-jsonrpc/dist/src/cli/main.js mcp
+  claude mcp add browser -- node /path/to/playwright-jsonrpc/dist/src/cli/main.js mcp
 `;
 
 /** Why the first connection failed, in words that point at the fix (the key is never printed). */
@@ -60,11 +67,11 @@ function connectFailure(error: unknown, where: string, hasKey: boolean): string 
 }
 
 /**
- * `playwright-jsonrpc mcp`: a stdio MCP server whose every request is the service's /mcp answer.
- * A bridge rather than a service in this process: the service is one shared Chromium with keys,
- * limits and session ownership; a stdio client then costs a small Node process, not a browser, and
- * what /mcp projects (tool list, results, errors) is reused without a second copy here.
- * Resolves when stdin closes (the MCP client went away).
+ * `playwright-jsonrpc mcp`: a stdio MCP server whose every request is answered by a service's /mcp,
+ * either a running one (--url, PLAYWRIGHT_JSONRPC_URL) or one started in this process. Either way
+ * the stdio side is the same bridge onto the same /mcp route, so the tools, menus, limits and
+ * errors have one implementation; in-process the hop is loopback HTTP within this process.
+ * Resolves when stdin closes (the MCP client went away), after the in-process service closed.
  */
 export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
@@ -79,17 +86,63 @@ export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Prom
     process.stdout.write(MCP_HELP);
     return EXIT_OK;
   }
-  const base = serviceBase(values.url, env);
-  const endpoint = endpointOf(base, 'mcp');
   if (values.groups !== undefined) {
     const { unknown } = parseGroups([values.groups]);
     if (unknown.length > 0)
       throw new UsageError(
         `--groups: unknown group ${JSON.stringify(unknown[0]?.slice(0, 40))} (the groups: ${OPTIONAL_GROUPS.join(', ')}, ${ALL_GROUPS})`,
       );
-    endpoint.searchParams.set(GROUPS_QUERY, values.groups);
   }
-  const key = apiKeyFrom(env);
+  const withGroups = (endpoint: URL): URL => {
+    if (values.groups !== undefined) endpoint.searchParams.set(GROUPS_QUERY, values.groups);
+    return endpoint;
+  };
+  const url = values.url ?? (env[URL_ENV] === '' ? undefined : env[URL_ENV]);
+  if (url !== undefined) {
+    const endpoint = withGroups(endpointOf(serviceBase(values.url, env), 'mcp'));
+    return bridgeStdio(endpoint, apiKeyFrom(env));
+  }
+  // Loaded only here: the bridge to a running service does not load Playwright.
+  const { startInProcessService } = await import('./mcpInProcess.js');
+  const local = await startInProcessService(env);
+  if (typeof local === 'number') return local;
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    local.logger.info({ signal }, 'stopping: closing sessions and the browser');
+    stop.abort();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  // As for serve: a killed npx or shell between the client and this process must leave no Chromium.
+  const stopWatching = watchParent((formerParent) => {
+    local.logger.warn({ formerParent }, 'the process that started this one exited; stopping');
+    stop.abort();
+  });
+  let code: number;
+  try {
+    code = await bridgeStdio(withGroups(endpointOf(local.base, 'mcp')), local.key, stop.signal);
+  } finally {
+    stopWatching();
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    const force = setTimeout(() => {
+      local.logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, local.shutdownTimeoutMs);
+    force.unref();
+    await local.running.close();
+    clearTimeout(force);
+    local.logger.info('closed the sessions and the browser');
+  }
+  return code;
+}
+
+/**
+ * Serves MCP on stdio, every request forwarded to `endpoint` (a service's /mcp). Resolves when stdin
+ * closes, the stdio server closes or `stop` aborts; answers EXIT_TRANSPORT when the first
+ * connection fails.
+ */
+async function bridgeStdio(endpoint: URL, key: string | undefined, stop?: AbortSignal): Promise<number> {
   const remote = new Client(BRIDGE_INFO, { capabilities: {} });
   const upstream = new StreamableHTTPClientTransport(endpoint, {
     requestInit: { headers: key === undefined ? {} : { 'x-api-key': key } },
@@ -103,7 +156,6 @@ export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Prom
     );
     return EXIT_TRANSPORT;
   }
-
   const server = new Server(remote.getServerVersion() ?? BRIDGE_INFO, {
     // The service's list changes when tools_enable adds a group; its notice is passed on.
     capabilities: { tools: { listChanged: true } },
@@ -143,6 +195,8 @@ export async function runMcpBridge(argv: string[], env: NodeJS.ProcessEnv): Prom
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
     server.onclose = () => resolve();
+    if (stop?.aborted === true) resolve();
+    stop?.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(stdio);
   await closed;
