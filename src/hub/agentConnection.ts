@@ -206,7 +206,8 @@ export class AgentConnection implements AgentLink {
       'malformed message from an agent',
     );
     if (this.clientId === undefined) this.reject(null, reason);
-    else if (message.response !== true) this.send(invalidMessageFrame(reason, message.type));
+    else if (message.response !== true)
+      this.send(invalidMessageFrame(reason, message.type, message.notJson === true));
   }
 
   private reject(clientId: string | null, reason: string): void {

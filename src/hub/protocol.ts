@@ -81,6 +81,8 @@ export type AgentMessage =
       type?: keyof typeof TYPES;
       /** A JSON-RPC response: never answered (JSON-RPC 2.0 answers requests only). */
       response?: true;
+      /** The text was not JSON at all: JSON-RPC 2.0's Parse error (-32700), not Invalid Request. */
+      notJson?: true;
     };
 
 /** An agent's answer to one of the hub's calls, read from its JSON-RPC response. */
@@ -123,7 +125,7 @@ export class ProtocolParser {
     try {
       value = JSON.parse(text);
     } catch {
-      return { kind: 'malformed', reason: 'Malformed message: not valid JSON' };
+      return { kind: 'malformed', reason: 'Malformed message: not valid JSON', notJson: true };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { kind: 'malformed', reason: 'Malformed message: not a JSON object' };
@@ -213,8 +215,9 @@ export interface MethodNotFoundFrame {
 
 /**
  * The answer to a message a registered agent sent that the hub cannot act on (malformed, or a ready
- * before register): seed 001's error shape, JSON-RPC 2.0's Invalid Request (-32600), with id null
- * because a typed message has none. `data.type` is the type the hub read, null when it read none.
+ * before register): seed 001's error shape, JSON-RPC 2.0's Invalid Request (-32600), or its Parse
+ * error (-32700) for text that is not JSON, with id null because a typed message has none.
+ * `data.type` is the type the hub read, null when it read none.
  */
 export interface InvalidMessageFrame {
   jsonrpc: '2.0';
@@ -272,12 +275,13 @@ export function methodNotFoundFrame(id: string | number | null, method: string):
   };
 }
 
-export function invalidMessageFrame(reason: string, type: string | undefined): InvalidMessageFrame {
-  return {
-    jsonrpc: '2.0',
-    id: null,
-    error: { code: ERRORS.INVALID_REQUEST.code, message: reason, data: { type: type ?? null } },
-  };
+export function invalidMessageFrame(
+  reason: string,
+  type: string | undefined,
+  notJson = false,
+): InvalidMessageFrame {
+  const code = notJson ? ERRORS.PARSE_ERROR.code : ERRORS.INVALID_REQUEST.code;
+  return { jsonrpc: '2.0', id: null, error: { code, message: reason, data: { type: type ?? null } } };
 }
 
 export function agentRequestFrame(

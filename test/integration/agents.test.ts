@@ -349,7 +349,7 @@ describe('registration', () => {
     agent.ws.send('hello, hub');
     const notJson = await agent.next((m) => m.id === null && 'error' in m, 'the non-JSON frame’s error');
     expect(notJson).toMatchObject({
-      error: { code: -32600, message: /not valid JSON/, data: { type: null } },
+      error: { code: -32700, message: /not valid JSON/, data: { type: null } },
     });
     agent.ws.send(Buffer.from('{"type":"ready"}'), { binary: true });
     const binary = await agent.next((m) => m.id === null && 'error' in m, 'the binary frame’s error');
