@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  diffSnapshots,
-  interactiveView,
-  MAX_DIFF_EDITS,
-  MAX_TEXT_LINKS,
-} from '../../src/browser/page/snapshotViews.js';
+import { diffSnapshots, MAX_DIFF_EDITS } from '../../src/browser/page/snapshotDiff.js';
+import { interactiveView, MAX_TEXT_LINKS } from '../../src/browser/page/snapshotViews.js';
 
 const sample = readFileSync(new URL('./fixtures/ariaSnapshotSample.yaml', import.meta.url), 'utf8');
 

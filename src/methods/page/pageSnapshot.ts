@@ -2,7 +2,8 @@
 // since seeing the page as an agent does is a concern of its own and grows with refs and diffs.
 import { Type, type Static } from '@sinclair/typebox';
 import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../../browser/page/pageSnapshot.js';
-import { diffSnapshots, interactiveView, MAX_DIFF_EDITS } from '../../browser/page/snapshotViews.js';
+import { diffSnapshots, MAX_DIFF_EDITS } from '../../browser/page/snapshotDiff.js';
+import { interactiveView } from '../../browser/page/snapshotViews.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import type { Session } from '../../browser/session/session.js';
