@@ -2,7 +2,7 @@
 // model request, so a task of N calls (N model turns) costs the menu N times. The menus are read
 // from the running systems (tools/list over the MCP SDK client) and measured as
 // test/integration/mcpMenu.test.ts measures them.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { menuChars } from '../../src/mcp/menuSize.js';
 import { toolName } from '../../src/mcp/toolCatalog.js';
 import { CORE_GROUP, groupOf, methodsOf, OPTIONAL_GROUPS } from '../../src/mcp/toolGroups.js';
 import type { PeerSystem } from '../systems/peer.js';
@@ -16,25 +16,6 @@ export interface AgentMenus {
   serviceGroups: Record<string, number>;
   /** @playwright/mcp's list. */
   peer: number;
-}
-
-/**
- * What a menu costs a model request: for each tool, JSON.stringify({name, description,
- * inputSchema}), summed; an output schema counts too when a list carries one (neither default list
- * does).
- */
-export function menuChars(tools: readonly Tool[]): number {
-  return tools.reduce(
-    (sum, t) =>
-      sum +
-      JSON.stringify({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema }),
-      }).length,
-    0,
-  );
 }
 
 /** Reads both menus from the running systems. */

@@ -4,15 +4,12 @@
 // once, and the annotations of every tool.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allMethods } from '../../src/methods/index.js';
 import { CORE_MENU_BUDGET_CHARS } from '../../src/mcp/toolCatalog.js';
 import { methodsOf, type ToolGroup } from '../../src/mcp/toolGroups.js';
+import { menuChars } from '../../src/mcp/menuSize.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY, waitFor } from '../helpers/testService.js';
 
@@ -55,26 +52,6 @@ function json<T>(result: CallToolResult): T {
   const part = result.content.find((c) => c.type === 'text');
   if (part?.type !== 'text') throw new Error('no text content');
   return JSON.parse(part.text) as T;
-}
-
-/**
- * What a menu costs a model request, as this project measures it: for each tool,
- * JSON.stringify({name, description, inputSchema}), summed. The default menu sends no outputSchema
- * (clients hand a model name, description and input schema); when a list carries output schemas,
- * they count too.
- */
-function menuChars(tools: Tool[]): number {
-  return tools.reduce(
-    (sum, t) =>
-      sum +
-      JSON.stringify({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema }),
-      }).length,
-    0,
-  );
 }
 
 const toolOf = (method: string) => method.replace(/\./g, '_');
