@@ -238,7 +238,8 @@ describe('with the default caps', () => {
         expect(named(1)).toContain(`${session_id}-1.network`);
         for (let i = 1; i < TRACE_RESTART_CHUNKS; i++) await s.evaluate('1');
         expect(named(1)).toEqual([]);
-        expect(named(2)).toContain(`${session_id}-2.network`);
+        // Playwright writes a trace's files in the background: the new network file appears soon after.
+        await expect.poll(() => named(2)).toContain(`${session_id}-2.network`);
         const failed = await s.fails('page.click', { selector: '#nothing-here', timeout: 300 }, -32001);
         expect(failed.data).toMatchObject({ trace_id: 't1' });
       } finally {

@@ -86,6 +86,7 @@ export class TraceStore {
     const dir = deps.tracesDir;
     const release = holdShared(dir);
     context.once('close', () => {
+      this.closed = true;
       // A save still zipping (session.close does not wait for the call in progress) reads files of
       // the shared folders: they go only once it ended.
       void Promise.allSettled(this.saving)
@@ -94,11 +95,18 @@ export class TraceStore {
     });
   }
 
+  /**
+   * The context closed: no save starts after this. One that started later would read files of the
+   * shared folders the close handler is about to remove (it waited only for the saves it saw).
+   */
+  private closed = false;
+
   /** Saves of this store in progress (trace.stop, a failed call's trace, a restart). */
   private readonly saving = new Set<Promise<unknown>>();
 
   /** Runs a save counted in `saving` until it settles. */
   private async tracked<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new SessionNotFoundError(this.sessionId, 'closed');
     const running = work();
     this.saving.add(running);
     try {
