@@ -36,4 +36,18 @@ describe('page.text reads what is rendered', () => {
     expect(all).not.toContain('Hidden frame text');
     expect(all).toContain('--- 1 hidden frame not read ---');
   });
+
+  it('reads by any selector: CSS at once, and what only Playwright finds (its syntax, inside a shadow root, an element still to come)', async () => {
+    const text = await open();
+    expect((await text({ selector: 'main > p' })).text).toBe('Before the component.');
+    // Playwright's own syntax, which the document's querySelector refuses.
+    expect((await text({ selector: 'p:has-text("After")' })).text).toBe('After the component.');
+    expect((await text({ selector: 'role=heading[name="Version 2"]' })).text).toBe('Version 2');
+    // CSS whose only match is inside the shadow root: the document's querySelector finds nothing.
+    expect((await text({ selector: 'h2' })).text).toBe('Version 2');
+    // An element added later is waited for, within the call's timeout.
+    const s = await bound('/projects');
+    expect(await s.text('#projects li')).toBe('Apollo');
+    await s.fails('page.text', { selector: '#nothing', timeout: 300 }, -32001);
+  });
 });

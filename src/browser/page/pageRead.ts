@@ -69,15 +69,25 @@ export async function readPage(
   page: Page,
   target: Locator | undefined,
   options: ReadOptions,
+  /** The selector `target` was made of, when it was one (not a ref): read directly first. */
+  selector?: string,
 ): Promise<string> {
   const { timeout } = options;
   if (options.format === 'text') {
-    const main = await visibleText(target ?? page.locator('body').first(), timeout);
+    const main = await visibleText(
+      target ?? page.locator('body').first(),
+      timeout,
+      target === undefined
+        ? { frame: page.mainFrame(), selector: 'body' }
+        : selector === undefined
+          ? undefined
+          : { frame: page.mainFrame(), selector },
+    );
     if (!options.frames) return main;
     const frames = await frameSections(
       page,
       timeout,
-      (frame) => visibleText(frame.locator(':root'), timeout),
+      (frame) => visibleText(frame.locator(':root'), timeout, { frame, selector: ':root' }),
       async (text) => text,
     );
     return [main, ...frames].join('\n\n');
@@ -109,50 +119,81 @@ export async function readPage(
 }
 
 /**
- * The text an element shows, in one round trip: a form control's current value (a textarea's lines,
- * an input's text, a select's chosen options; a password field's never), an element's innerText,
- * and the textContent of one without (SVG, XML).
+ * The text an element shows: a form control's current value (a textarea's lines, an input's text, a
+ * select's chosen options; a password field's never), an element's innerText, and the textContent of
+ * one without (SVG, XML). Runs in the page's main world, given the element or a CSS selector (read
+ * with the document's querySelector: null when it is no CSS the browser knows or matches nothing).
  */
-async function visibleText(element: Locator, timeout: number): Promise<string> {
-  return element.evaluate(
-    (el) => {
-      if (el instanceof HTMLTextAreaElement) return el.value;
-      if (el instanceof HTMLInputElement)
-        return ['password', 'hidden', 'file', 'checkbox', 'radio'].includes(el.type) ? '' : el.value;
-      if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions, (o) => o.text).join('\n');
-      if (!(el instanceof HTMLElement)) return el.textContent ?? '';
-      // innerText follows the DOM, not what is rendered: an open shadow root's text (a web
-      // component's) is left out. Only where there is one below is the rendered tree walked.
-      const hosts = [el, ...Array.from(el.querySelectorAll('*'))].filter((e) => e.shadowRoot !== null);
-      if (hosts.length === 0) return el.innerText;
-      const out: string[] = [];
-      const SKIPPED = new Set(['script', 'style', 'template', 'noscript']);
-      const visit = (node: Node): void => {
-        if (node.nodeType === Node.TEXT_NODE) {
-          out.push((node.textContent ?? '').replace(/\s+/g, ' '));
-          return;
-        }
-        if (!(node instanceof Element) || SKIPPED.has(node.localName)) return;
-        const style = getComputedStyle(node);
-        if (style.display === 'none' || style.visibility === 'hidden') return;
-        const block = !style.display.startsWith('inline');
-        if (block) out.push('\n');
-        const assigned = node instanceof HTMLSlotElement ? node.assignedNodes({ flatten: true }) : [];
-        const children = assigned.length > 0 ? assigned : Array.from((node.shadowRoot ?? node).childNodes);
-        for (const child of children) visit(child);
-        if (node.localName === 'br' || block) out.push('\n');
-      };
-      visit(el);
-      return out
-        .join('')
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '')
-        .join('\n');
-    },
-    undefined,
-    { timeout },
-  );
+const readVisible = (of: Element | string): string | null => {
+  let el: Element | null;
+  if (typeof of === 'string') {
+    try {
+      el = document.querySelector(of);
+    } catch {
+      // Playwright's own selector syntax (text=, role=, :has-text(), >>): its locator reads it.
+      return null;
+    }
+    if (el === null) return null;
+  } else el = of;
+  if (el instanceof HTMLTextAreaElement) return el.value;
+  if (el instanceof HTMLInputElement)
+    return ['password', 'hidden', 'file', 'checkbox', 'radio'].includes(el.type) ? '' : el.value;
+  if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions, (o) => o.text).join('\n');
+  if (!(el instanceof HTMLElement)) return el.textContent ?? '';
+  // innerText follows the DOM, not what is rendered: an open shadow root's text (a web
+  // component's) is left out. Only where there is one below is the rendered tree walked.
+  const hosts = [el, ...Array.from(el.querySelectorAll('*'))].filter((e) => e.shadowRoot !== null);
+  if (hosts.length === 0) return el.innerText;
+  const out: string[] = [];
+  const SKIPPED = new Set(['script', 'style', 'template', 'noscript']);
+  const visit = (node: Node): void => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      out.push((node.textContent ?? '').replace(/\s+/g, ' '));
+      return;
+    }
+    if (!(node instanceof Element) || SKIPPED.has(node.localName)) return;
+    const style = getComputedStyle(node);
+    if (style.display === 'none' || style.visibility === 'hidden') return;
+    const block = !style.display.startsWith('inline');
+    if (block) out.push('\n');
+    const assigned = node instanceof HTMLSlotElement ? node.assignedNodes({ flatten: true }) : [];
+    const children = assigned.length > 0 ? assigned : Array.from((node.shadowRoot ?? node).childNodes);
+    for (const child of children) visit(child);
+    if (node.localName === 'br' || block) out.push('\n');
+  };
+  visit(el);
+  return out
+    .join('')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('\n');
+};
+
+/**
+ * readVisible of the element `element` names. With `direct` (the same element as a selector of a
+ * frame), first in one evaluation with the document's querySelector (the first match of a CSS
+ * selector outside shadow roots is Playwright's first match too); the locator's way (which waits for
+ * the element, within `timeout`, finds it in Playwright's isolated world and adopts it into the page's:
+ * several more round trips to the browser) when that finds nothing.
+ */
+async function visibleText(
+  element: Locator,
+  timeout: number,
+  direct?: { frame: Frame; selector: string },
+): Promise<string> {
+  if (direct !== undefined) {
+    const now = await withDeadline(
+      direct.frame.evaluate(readVisible, direct.selector).catch(
+        // A document replaced mid-read: the locator's way waits for the next one, and says why it fails.
+        () => null,
+      ),
+      timeout,
+      () => new ServiceError('TIMEOUT', `Reading ${direct.selector} took longer than ${timeout} ms.`),
+    );
+    if (now !== null) return now;
+  }
+  return (await element.evaluate(readVisible, undefined, { timeout })) ?? '';
 }
 
 /** A document's HTML as the browser serialises it (Playwright reads it in its own isolated world). */

@@ -108,12 +108,17 @@ export const pageText = defineSessionMethod({
           ? undefined
           : (await session.target(params.selector, params.ref)).first();
       const raw = await withTargetErrors(session, 'page.text', params, () =>
-        readPage(session.page, target, {
-          format: params.format,
-          frames: params.frames,
-          timeout: params.timeout,
-          maxHtmlChars: services.config.maxHtmlChars,
-        }),
+        readPage(
+          session.page,
+          target,
+          {
+            format: params.format,
+            frames: params.frames,
+            timeout: params.timeout,
+            maxHtmlChars: services.config.maxHtmlChars,
+          },
+          params.ref === undefined ? params.selector : undefined,
+        ),
       );
       const text = params.format === 'text' && params.normalize ? normalizeText(raw) : raw;
       stored = storeRead(session.lastRead, text, shape, session.document);
