@@ -35,6 +35,7 @@ import type { Killable } from './lib/taskSuite.js';
 import { mainRealApps, REAL_APP_DEFAULT_ITERATIONS } from './lib/realApps.js';
 import { CHURN_TIMEOUT_MS, measureChurn } from './lib/churn.js';
 import { mainChurn } from './lib/churnMain.js';
+import { mainFresh } from './lib/fresh.js';
 import { mainNeighbours } from './lib/neighboursMain.js';
 import { treeMemory } from './lib/proc.js';
 import { formatMarkdown, renderMarkdown } from './lib/report.js';
@@ -102,7 +103,8 @@ export interface BenchOptions {
    * latency row (floor and service) with issue 15's per-call targets; `routes`, the
    * routes row of issue 14 (the service alone); `scale`, the scale curve of issue 15; `churn`, session creation under churn
    * (issue 15); `tasks`, the agent tasks (issue 15); `realapps`, the agent tasks on real web apps
-   * (service and peer); `neighbours`, a control key beside each hostile page or key (the service alone).
+   * (service and peer); `neighbours`, a control key beside each hostile page or key (the service alone);
+   * `fresh`, calls right after a create with no rest (floor and service).
    */
   only?: (typeof ONLY_PHASES)[number];
   /**
@@ -127,6 +129,7 @@ const ONLY_PHASES = [
   'realapps',
   'churn',
   'neighbours',
+  'fresh',
 ] as const;
 
 export function defaultOptions(smoke = false): BenchOptions {
@@ -201,7 +204,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|latency|routes|scale|tasks|realapps|churn|neighbours]\n',
+      'usage: npm run bench -- [--iterations N] [--warmup N] [--smoke] [--skip-peer] [--out DIR] [--results FILE] [--flows N] [--max-minutes N] [--quiet] [--render RAW.json] [--only acting|latency|routes|scale|tasks|realapps|churn|neighbours|fresh]\n',
     );
     process.exit(0);
   }
@@ -1083,6 +1086,8 @@ async function cli(): Promise<void> {
       await mainChurn(options, hooks, { root: REPO_ROOT, commit: gitCommit() });
     else if (options.only === 'neighbours')
       await mainNeighbours(options, hooks, { root: REPO_ROOT, commit: gitCommit() });
+    else if (options.only === 'fresh')
+      await mainFresh(options, hooks, { root: REPO_ROOT, commit: gitCommit() });
     else await main(options, hooks);
   } catch (error) {
     if (interrupted) process.stderr.write('benchmark interrupted; no results written\n');

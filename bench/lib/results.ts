@@ -204,7 +204,7 @@ export interface BenchMeta {
   peer: { package: string; version: string; playwright: string } | null;
   systems: SystemName[];
   /** Set when the run measured only one section (`--only acting`); absent: the whole run. */
-  only?: 'acting' | 'latency' | 'routes' | 'scale' | 'tasks' | 'realapps' | 'churn' | 'neighbours';
+  only?: 'acting' | 'latency' | 'routes' | 'scale' | 'tasks' | 'realapps' | 'churn' | 'neighbours' | 'fresh';
   memoryLevels: number[];
   concurrency: number[];
   flowsPerClient: number;

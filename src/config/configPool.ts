@@ -14,7 +14,7 @@ export const POOL_CONFIG_KEYS = {
     default: '2',
     group: 'sessions',
     description:
-      "Contexts the pool opens at once in the background. It never opens one while a session call runs or within 50 ms of one (an opening costs the CPU every tenant's calls need); while creates keep arriving (two or more within POOL_DEMAND_WINDOW_MS) it opens as soon as calls leave it that gap, otherwise it waits for POOL_REFILL_IDLE_MS without calls. 1 to 16.",
+      "Contexts the pool opens at once in the background. It never opens one while a session call runs or within 50 ms of one, nor in the first 500 ms of a new session until its first call ended (an opening costs the CPU every tenant's calls need); while creates keep arriving (two or more within POOL_DEMAND_WINDOW_MS) it opens as soon as calls leave it that gap, otherwise it waits for POOL_REFILL_IDLE_MS without calls. 1 to 16.",
   },
   POOL_DEMAND_WINDOW_MS: {
     default: '10000',

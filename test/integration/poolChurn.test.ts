@@ -10,6 +10,7 @@ import {
   waitFor,
   type TestService,
 } from '../helpers/testService.js';
+import { startFixtureServer } from '../fixtures/fixtureServer.js';
 
 async function poolTakes(service: TestService): Promise<{ hit: number; miss: number }> {
   const text = await (
@@ -32,6 +33,45 @@ async function readyz(
 
 const create = async (service: TestService, params: Record<string, unknown> = {}): Promise<string> =>
   (await service.call<{ session_id: string }>('session.create', params)).session_id;
+
+describe("the pool's refill after a create", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ POOL_SIZE: '1', POOL_MAX_SIZE: '1' });
+  });
+  afterAll(async () => service?.close());
+
+  it("waits for the new session's first call to end before it opens a context", async () => {
+    const poolOf = async () => (JSON.parse((await readyz(service)).body) as { pool: number }).pool;
+    await waitFor(async () => (await poolOf()) === 1, 20_000, 'the pool is full');
+    const fixture = await startFixtureServer();
+    try {
+      // Two creates in a row: demand the pool answers at once, as soon as calls leave it a gap.
+      await service.call('session.close', { session_id: await create(service) });
+      await waitFor(async () => (await poolOf()) === 1, 20_000, 'the pool is full again');
+      const session_id = await create(service);
+      // The session's first call, sent at once, runs for 1.5 s: the pool stays empty all along.
+      const goto = service.call('page.goto', { session_id, url: `${fixture.url}/slow?ms=1500` });
+      const seen: number[] = [];
+      let done = false;
+      void goto.finally(() => {
+        done = true;
+      });
+      while (!done) {
+        seen.push(await poolOf());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await goto;
+      expect(seen.length).toBeGreaterThan(5);
+      expect(seen.slice(0, -1)).toEqual(seen.slice(0, -1).map(() => 0));
+      // Once the call ended, the refill runs.
+      await waitFor(async () => (await poolOf()) === 1, 20_000, 'the pool refilled');
+      await service.call('session.close', { session_id });
+    } finally {
+      await fixture.close();
+    }
+  });
+});
 
 describe('the pool under churn', () => {
   let service: TestService;

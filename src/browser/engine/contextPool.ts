@@ -174,13 +174,18 @@ export class ContextPool {
     return this.ready.length;
   }
 
-  /** A ready context, or undefined when none is; counts as demand and starts a refill either way. */
+  /**
+   * A ready context, or undefined when none is; counts as demand and starts a refill either way.
+   * After handing one out the pool looks again only REFILL_RECHECK_MS later: by then the session is
+   * registered, and the refill waits for its first call (sessionRegistry's FIRST_CALL_GRACE_MS).
+   */
   take(): OpenedContext | undefined {
     if (this.policy.limits.minSize === 0) return undefined;
     this.policy.recordCreate(Date.now());
     const item = this.ready.shift();
     this.stalled = false;
-    this.fill();
+    if (item === undefined) this.fill();
+    else this.later();
     return item;
   }
 

@@ -75,6 +75,12 @@ interface EndedSession {
 export const CREATE_YIELD_MAX_MS = 1_000;
 /** How often that wait looks again. */
 const CREATE_YIELD_POLL_MS = 10;
+/**
+ * How long the warm pool's refill waits for the first call of a session just created (a client
+ * sends it right after the create's answer, a round trip later): an opening started meanwhile would
+ * run under that call. A session with no call after this no longer holds the refill back.
+ */
+export const FIRST_CALL_GRACE_MS = 500;
 
 /**
  * Every live session: creation under MAX_SESSIONS and the owner's share of it (slots are reserved
@@ -238,11 +244,16 @@ export class SessionRegistry {
     return now - last;
   }
 
-  /** Milliseconds since any session call last ran (creates and closes aside); 0 while one runs. */
+  /**
+   * Milliseconds since any session call last ran (creates and closes aside); 0 while one runs, and
+   * while a session created less than FIRST_CALL_GRACE_MS ago has had no call yet (its first one is
+   * on its way: a refill started now would run under it).
+   */
   private callIdleFor(now = Date.now()): number {
     let last = 0;
     for (const s of this.sessions.values()) {
       if (s.busy) return 0;
+      if (s.lastCallAt === 0 && now - s.createdAt.getTime() < FIRST_CALL_GRACE_MS) return 0;
       last = Math.max(last, s.lastCallAt);
     }
     return now - last;
