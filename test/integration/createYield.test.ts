@@ -59,4 +59,19 @@ describe('a create beside another key’s calls', () => {
     await callAs(KEY_A, 'session.close', { session_id: a });
     await callAs(KEY_A, 'session.close', { session_id: second });
   });
+
+  it("a close waits for another key's running call before the browser tears its context down", async () => {
+    const { session_id: a } = await callAs<{ session_id: string }>(KEY_A, 'session.create');
+    const { session_id: b } = await callAs<{ session_id: string }>(KEY_B, 'session.create');
+    const order: string[] = [];
+    const busy = busyFor(KEY_A, a, 600).then(() => order.push('A call ended'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = callAs(KEY_B, 'session.close', { session_id: b }).then(() => order.push('B closed'));
+    // The session is gone at once: a call on it fails while its close waits.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(callAs(KEY_B, 'page.text', { session_id: b })).rejects.toThrow(/closed/);
+    await Promise.all([busy, closed]);
+    expect(order).toEqual(['A call ended', 'B closed']);
+    await callAs(KEY_A, 'session.close', { session_id: a });
+  });
 });

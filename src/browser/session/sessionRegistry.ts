@@ -71,7 +71,7 @@ interface EndedSession {
   owner: string | undefined;
 }
 
-/** The longest a create that must open a context waits for another key's calls to end. */
+/** The longest a create that must open a context, or a close, waits for another key's calls to end. */
 export const CREATE_YIELD_MAX_MS = 1_000;
 /** How often that wait looks again. */
 const CREATE_YIELD_POLL_MS = 10;
@@ -312,18 +312,29 @@ export class SessionRegistry {
    * SESSION_NOT_FOUND, as for an id that never existed, and nothing is closed.
    */
   async closeFor(id: string, caller: SessionCaller): Promise<boolean> {
-    if (this.lookup(id, caller) !== undefined) return this.close(id);
+    if (this.lookup(id, caller) !== undefined) return this.close(id, 'closed', { yieldFor: caller.id });
     const ended = this.ended.get(id);
     if (ended !== undefined && reaches(caller, ended.owner)) return false;
     throw this.notFound(id, caller);
   }
 
-  /** Closes a session; bounded in time even when its page is frozen. False when it was not open. */
-  async close(id: string, reason: MissingReason = 'closed'): Promise<boolean> {
+  /**
+   * Closes a session; bounded in time even when its page is frozen. False when it was not open.
+   * With `yieldFor`, the browser's teardown of its context (CPU every session's calls need) first
+   * waits, at most CREATE_YIELD_MAX_MS, while a session call of another key than that one runs:
+   * a caller's close, or the janitor's (`yieldFor: ''`, every key's calls).
+   */
+  async close(
+    id: string,
+    reason: MissingReason = 'closed',
+    options: { yieldFor?: string } = {},
+  ): Promise<boolean> {
     const session = this.sessions.get(id);
     if (session === undefined) return false;
     this.forget(id, reason);
     session.ended = reason;
+    if (options.yieldFor !== undefined && session.release === undefined)
+      await this.yieldToOthers(options.yieldFor);
     try {
       await withDeadline(
         session.release === undefined ? closeContext(this.host, session.context) : session.detach(),
@@ -373,7 +384,7 @@ export class SessionRegistry {
       idle.map(async (s) => {
         this.logger.info({ sessionId: s.id, idleMs: now - s.lastUsedAt }, 'session expired');
         this.hooks.expired?.();
-        await this.close(s.id, 'expired');
+        await this.close(s.id, 'expired', { yieldFor: '' });
       }),
     );
     return idle.length;
