@@ -12,8 +12,8 @@ import type { ServiceSystem } from '../systems/service.js';
 export interface AgentMenus {
   /** The service's default /mcp list: the core group and tools_enable. */
   serviceDefault: number;
-  /** What each optional group adds to it (its tools as `?groups=all` lists them). */
-  serviceGroups: Record<string, number>;
+  /** What each tool beyond core adds to it when enabled alone (tools_enable {tools: [name]}). */
+  serviceTools: Record<string, number>;
   /** @playwright/mcp's list. */
   peer: number;
 }
@@ -25,34 +25,35 @@ export async function readAgentMenus(systems: {
 }): Promise<AgentMenus> {
   const serviceDefault = menuChars(await systems.service.mcpTools());
   const all = await systems.service.mcpTools('?groups=all');
-  const serviceGroups: Record<string, number> = {};
-  for (const group of OPTIONAL_GROUPS) {
-    const names = new Set(methodsOf(group).map(toolName));
-    serviceGroups[group] = menuChars(all.filter((t) => names.has(t.name)));
-  }
-  return { serviceDefault, serviceGroups, peer: menuChars(await systems.peer.listTools()) };
+  const serviceTools: Record<string, number> = {};
+  for (const group of OPTIONAL_GROUPS)
+    for (const name of methodsOf(group).map(toolName)) {
+      const tool = all.find((t) => t.name === name);
+      if (tool !== undefined) serviceTools[name] = menuChars([tool]);
+    }
+  return { serviceDefault, serviceTools, peer: menuChars(await systems.peer.listTools()) };
 }
 
 /**
- * The groups beyond core that the methods a task called belong to, sorted: an MCP agent has them
- * listed for the whole task. The steps of page.act count too (the route checks only page_act's own
- * group, but an agent learns a step method's params from its tool), so this errs on the service's
- * side.
+ * The tools beyond core that the methods a task called are, sorted: an MCP agent enables them with
+ * one tools_enable call (one more turn) and has them listed from then on, counted here for the whole
+ * task. The steps of page.act count too (the route checks only page_act's own tool, but an agent
+ * learns a step method's params from its tool), so this errs on the service's side.
  */
-export function groupsBeyondCore(methods: Iterable<string>): string[] {
-  const groups = new Set<string>();
+export function toolsBeyondCore(methods: Iterable<string>): string[] {
+  const tools = new Set<string>();
   for (const m of methods) {
     const g = groupOf(m);
-    if (g !== undefined && g !== CORE_GROUP) groups.add(g);
+    if (g !== undefined && g !== CORE_GROUP) tools.add(toolName(m));
   }
-  return [...groups].sort();
+  return [...tools].sort();
 }
 
-/** The service's menu for a task that needs `groups`: the default list plus each group's tools. */
-export function serviceMenuChars(menus: AgentMenus, groups: readonly string[]): number {
-  return groups.reduce((sum, g) => {
-    const extra = menus.serviceGroups[g];
-    if (extra === undefined) throw new Error(`no menu size for tool group "${g}"`);
+/** The service's menu for a task that enabled `tools`: the default list plus each tool. */
+export function serviceMenuChars(menus: AgentMenus, tools: readonly string[]): number {
+  return tools.reduce((sum, t) => {
+    const extra = menus.serviceTools[t];
+    if (extra === undefined) throw new Error(`no menu size for tool "${t}"`);
     return sum + extra;
   }, menus.serviceDefault);
 }

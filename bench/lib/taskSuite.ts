@@ -12,7 +12,7 @@ import { PeerAgent, ServiceAgent, newMeter, type Meter } from '../tasks/agents.j
 import { PeerSystem, peerPackage } from '../systems/peer.js';
 import { ServiceSystem, type ServiceEntry } from '../systems/service.js';
 import type { BenchSystem } from '../systems/types.js';
-import { groupsBeyondCore, readAgentMenus, serviceMenuChars, type AgentMenus } from './agentMenus.js';
+import { readAgentMenus, serviceMenuChars, toolsBeyondCore, type AgentMenus } from './agentMenus.js';
 import { formatMarkdown } from './report.js';
 import { startRun } from './runStart.js';
 import { summarize, withTimeout } from './stats.js';
@@ -30,8 +30,8 @@ export interface TaskRunSample {
   ms: number;
   /** Characters of the tool list an MCP agent is sent with each model request during this task. */
   menuChars?: number;
-  /** The service's tool groups beyond core this task called (counted in menuChars). */
-  groups?: string[];
+  /** The service's tools beyond core this task called (counted in menuChars, enabled in one more turn). */
+  tools?: string[];
   ok: boolean;
   /** Why it failed (the check's reason or the error). */
   reason?: string;
@@ -111,15 +111,15 @@ async function runOne<C>(
       reason = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
-  const groups = sys === 'service' ? groupsBeyondCore(meter.methods) : [];
+  const tools = sys === 'service' ? toolsBeyondCore(meter.methods) : [];
   return {
     sample: {
       calls: meter.calls,
       chars: meter.chars,
       images: meter.images,
       ms,
-      menuChars: sys === 'service' ? serviceMenuChars(menus, groups) : menus.peer,
-      ...(sys === 'service' ? { groups } : {}),
+      menuChars: sys === 'service' ? serviceMenuChars(menus, tools) : menus.peer,
+      ...(sys === 'service' ? { tools } : {}),
       ok: reason === undefined,
       ...(reason ? { reason } : {}),
       ...(answer !== undefined ? { answer } : {}),
@@ -143,9 +143,12 @@ export async function runSuite<C, T extends SuiteTask<C>>(
 ): Promise<{ tasks: TaskResult[]; menus: AgentMenus }> {
   const menus = await readAgentMenus(systems);
   log(
-    `MCP menus: service ${menus.serviceDefault} chars by default (${Object.entries(menus.serviceGroups)
-      .map(([g, n]) => `+${g} ${n}`)
-      .join(', ')}), peer ${menus.peer} chars`,
+    `MCP menus: service ${menus.serviceDefault} chars by default (a tool beyond core adds ${Object.values(
+      menus.serviceTools,
+    )
+      .sort((a, b) => a - b)
+      .join('–')
+      .replace(/–.*–/, '–')}), peer ${menus.peer} chars`,
   );
   const results: TaskResult[] = tasks.map((t) => ({
     id: t.id,
@@ -192,8 +195,8 @@ interface Row {
   id: string;
   s: Side;
   p: Side;
-  /** The service's groups beyond core in any run of the task. */
-  groups: string[];
+  /** The service's tools beyond core in any run of the task. */
+  tools: string[];
 }
 
 function rowOf(t: TaskResult): Row {
@@ -201,14 +204,19 @@ function rowOf(t: TaskResult): Row {
     calls: median(runs.map((r) => r.calls)),
     chars: median(runs.map((r) => r.chars)),
     // Samples written before the menus were measured have no menuChars: NaN, shown as n/a.
-    sent: median(runs.map((r) => (r.menuChars ?? Number.NaN) * r.calls + r.chars)),
+    // A run that enabled tools beyond core took one more turn for tools_enable.
+    sent: median(
+      runs.map(
+        (r) => (r.menuChars ?? Number.NaN) * (r.calls + ((r.tools ?? []).length > 0 ? 1 : 0)) + r.chars,
+      ),
+    ),
     // Samples written before images were counted have none.
     images: median(runs.map((r) => r.images ?? 0)),
     ms: median(runs.map((r) => r.ms)),
     ok: `${runs.filter((r) => r.ok).length}/${runs.length}`,
   });
-  const groups = [...new Set(t.runs.service.flatMap((r) => r.groups ?? []))].sort();
-  return { id: t.id, s: side(t.runs.service), p: side(t.runs.peer), groups };
+  const tools = [...new Set(t.runs.service.flatMap((r) => r.tools ?? []))].sort();
+  return { id: t.id, s: side(t.runs.service), p: side(t.runs.peer), tools };
 }
 
 /** "≤ 0.3× … per task and in total", or the two bounds when they differ. */
@@ -233,7 +241,7 @@ export function taskTable(
     id: '**total**',
     s: { calls: 0, chars: 0, sent: 0, images: 0, ms: 0, ok: '' },
     p: { calls: 0, chars: 0, sent: 0, images: 0, ms: 0, ok: '' },
-    groups: [],
+    tools: [],
   };
   for (const r of rows)
     for (const k of ['calls', 'chars', 'sent', 'images', 'ms'] as const) {
@@ -251,7 +259,7 @@ export function taskTable(
       fmtRatio(ratio(r.s.calls, r.p.calls), targets.calls[bound]),
       `${r.s.chars} / ${r.p.chars}`,
       fmtRatio(ratio(r.s.chars, r.p.chars), targets.chars[bound]),
-      `${r.s.sent}${r.groups.length > 0 ? ` (+${r.groups.join(', +')})` : ''} / ${r.p.sent}`,
+      `${r.s.sent}${r.tools.length > 0 ? ` (+${r.tools.join(', +')})` : ''} / ${r.p.sent}`,
       fmtRatio(ratio(r.s.sent, r.p.sent), bound === 'total' ? targets.sent : undefined),
       ...(options.images ? [`${r.s.images} / ${r.p.images}`] : []),
       `${r.s.ms.toFixed(0)} / ${r.p.ms.toFixed(0)}`,
@@ -280,12 +288,12 @@ export function taskTable(
     `ratio (${bounds(targets.wallMs)})`,
     'succeeded',
   ];
-  const groupText = (g: string) => `+${g} ${menus?.serviceGroups[g] ?? '?'}`;
-  const used = [...new Set(rows.flatMap((r) => r.groups))].sort();
+  const toolText = (t: string) => `+${t} ${menus?.serviceTools[t] ?? '?'}`;
+  const used = [...new Set(rows.flatMap((r) => r.tools))].sort();
   return [
     ...(menus
       ? [
-          `MCP menus (for each tool, \`JSON.stringify({name, description, inputSchema})\`, summed; read by tools/list from the running systems): the service's default \`/mcp\` list ${menus.serviceDefault} characters, the peer's ${menus.peer} (${ratio(menus.serviceDefault, menus.peer).toFixed(2)}×). "Sent to an MCP agent" is, per run, menu × calls + answer characters (the menu goes with every model request; one call is one turn), median over the runs; a task that calls a method of a group beyond core (page.act's steps included) counts that group's tools too, named in its cell${used.length > 0 ? ` (${used.map(groupText).join(', ')})` : ''}. The service's answers are those of \`/rpc\`.`,
+          `MCP menus (for each tool, \`JSON.stringify({name, description, inputSchema})\`, summed; read by tools/list from the running systems): the service's default \`/mcp\` list ${menus.serviceDefault} characters, the peer's ${menus.peer} (${ratio(menus.serviceDefault, menus.peer).toFixed(2)}×). "Sent to an MCP agent" is, per run, menu × calls + answer characters (the menu goes with every model request; one call is one turn), median over the runs; a task that calls a method beyond the core group (page.act's steps included) enables that tool alone with \`tools_enable\` (one more turn) and counts it in its menu from the start, named in its cell${used.length > 0 ? ` (${used.map(toolText).join(', ')})` : ''}. The service's answers are those of \`/rpc\`.`,
           '',
         ]
       : []),

@@ -19,11 +19,12 @@ import { errorResponse } from '../rpc/jsonRpc.js';
 import { withBudgetDefaults } from './resultBudget.js';
 import { ALL_TOOLS, type ToolAvailability } from './toolAvailability.js';
 import { ToolCatalog } from './toolCatalog.js';
+import { CORE_GROUP, type ToolGroup } from './toolGroups.js';
 import { menuOfRequest, type RequestMenu } from './requestMenu.js';
 import { ToolMenus } from './toolMenus.js';
 import { toolResult } from './toolOutput.js';
 import { withProgress } from './toolProgress.js';
-import { TOOLS_ENABLE, groupsToEnable } from './toolsEnable.js';
+import { MAX_TOOLS_PER_ENABLE, TOOLS_ENABLE, groupsToEnable } from './toolsEnable.js';
 
 /** Where MCP clients connect (Streamable HTTP, stateless). */
 export const MCP_PATH = '/mcp';
@@ -58,6 +59,36 @@ function wantsStream(body: unknown): boolean {
     const { _meta } = params;
     return typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta;
   });
+}
+
+/**
+ * What a tools_enable call asks for: a group (or all), and single tools by name, at least one of
+ * them; INVALID_PARAMS for anything else.
+ */
+function enableRequest(
+  args: Record<string, unknown> | undefined,
+  catalog: ToolCatalog,
+): { groups: ToolGroup[]; tools: string[] } | ServiceError {
+  const refuse = (message: string) =>
+    new ServiceError('INVALID_PARAMS', `${TOOLS_ENABLE}: ${message}`, {
+      group: args?.group ?? null,
+      tools: args?.tools ?? null,
+    });
+  const groups = args?.group === undefined ? [] : groupsToEnable(args.group);
+  if (groups === undefined) return refuse('group must be one of its enum');
+  const tools = args?.tools ?? [];
+  if (!Array.isArray(tools) || tools.length > MAX_TOOLS_PER_ENABLE)
+    return refuse(`tools must be a list of at most ${MAX_TOOLS_PER_ENABLE} tool names`);
+  const names: string[] = [];
+  for (const tool of tools) {
+    if (typeof tool !== 'string' || catalog.lookup(tool)?.group === undefined)
+      return refuse(
+        `no tool ${JSON.stringify(String(tool).slice(0, 60))}: tools/list with ?groups=all names them all`,
+      );
+    names.push(tool);
+  }
+  if (groups.length === 0 && names.length === 0) return refuse('give a group or tools');
+  return { groups, tools: names };
 }
 
 /** An isError tool result whose text is a JSON-RPC error object, as every failed call answers. */
@@ -101,25 +132,24 @@ export function mcpRouter(
       instructions: MCP_INSTRUCTIONS,
     });
     const groupsNow = () => menu.groups(menus, principal.id);
+    const toolsNow = () => menu.tools(menus, principal.id);
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: catalog.list(groupsNow(), availability, menu.outputSchemas),
+      tools: catalog.list(groupsNow(), availability, menu.outputSchemas, toolsNow()),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const { name } = request.params;
       if (name === TOOLS_ENABLE) {
-        const groups = groupsToEnable(request.params.arguments?.group);
-        if (groups === undefined)
-          return toolError(
-            new ServiceError('INVALID_PARAMS', `${TOOLS_ENABLE}: group must be one of its enum`, {
-              group: request.params.arguments?.group ?? null,
-            }),
-          );
-        const enabled = menu.enable(menus, principal.id, groups);
+        const asked = enableRequest(request.params.arguments, catalog);
+        if (asked instanceof ServiceError) return toolError(asked);
+        const { groups } = asked;
+        const listed = groupsNow();
+        const single = asked.tools.filter((t) => !listed.has(catalog.lookup(t)?.group ?? CORE_GROUP));
+        const enabled = menu.enable(menus, principal.id, groups, single);
         if (enabled instanceof ServiceError) return toolError(enabled);
         if (enabled) await extra.sendNotification({ method: 'notifications/tools/list_changed' });
         const answer = {
           enabled: groups,
-          tools: groups.flatMap((g) => catalog.namesOf(g)),
+          tools: [...groups.flatMap((g) => catalog.namesOf(g)), ...single],
           groups: [...groupsNow()],
         };
         return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
@@ -132,11 +162,11 @@ export function mcpRouter(
         );
       }
       const { def, group } = entry;
-      if (group !== undefined && !groupsNow().has(group)) {
+      if (group !== undefined && !groupsNow().has(group) && !toolsNow().has(name)) {
         return toolError(
           new ServiceError(
             'METHOD_NOT_FOUND',
-            `${name} is not enabled here: it is in the tool group "${group}". Call ${TOOLS_ENABLE} with {"group":"${group}"}, then call ${name} again.`,
+            `${name} is not enabled here: it is in the tool group "${group}". Call ${TOOLS_ENABLE} with {"tools":["${name}"]} (or {"group":"${group}"}), then call ${name} again.`,
             { tool: name, group },
           ),
         );

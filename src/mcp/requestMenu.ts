@@ -40,17 +40,31 @@ export class RequestMenu {
     return groups;
   }
 
-  /** Enables groups for the client; whether the list changed, or why it cannot be kept. */
-  enable(menus: ToolMenus, principal: string, groups: readonly ToolGroup[]): boolean | ServiceError {
+  /** The tools the client enabled one by one (tools_enable's `tools`). */
+  tools(menus: ToolMenus, principal: string): ReadonlySet<string> {
+    return this.id === undefined ? new Set() : menus.enabledTools(principal, this.id);
+  }
+
+  /**
+   * Enables groups and single tools for the client (`tools` already left out when their group is
+   * listed); whether the list changed, or why it cannot be kept.
+   */
+  enable(
+    menus: ToolMenus,
+    principal: string,
+    groups: readonly ToolGroup[],
+    tools: readonly string[] = [],
+  ): boolean | ServiceError {
     const before = this.groups(menus, principal);
-    if (groups.every((g) => before.has(g))) return false;
+    const listed = this.tools(menus, principal);
+    if (groups.every((g) => before.has(g)) && tools.every((t) => listed.has(t))) return false;
     if (this.id === undefined)
       return new ServiceError(
         'INVALID_REQUEST',
-        `${TOOLS_ENABLE} needs the Mcp-Session-Id this service answers initialize with, sent back on every request; this request has none. Ask for the groups when connecting instead: /mcp?${GROUPS_QUERY}=${groups.join(',')}`,
-        { groups },
+        `${TOOLS_ENABLE} needs the Mcp-Session-Id this service answers initialize with, sent back on every request; this request has none. Ask for the groups when connecting instead: /mcp?${GROUPS_QUERY}=${groups.join(',') || 'page'}`,
+        { groups, tools },
       );
-    menus.enable(principal, this.id, groups);
+    menus.enable(principal, this.id, groups, tools);
     return true;
   }
 }

@@ -74,11 +74,17 @@ export class ToolCatalog {
     return this.entries.get(name);
   }
 
-  /** The tools of these groups that can work here, tools_enable first. */
-  list(groups: ReadonlySet<ToolGroup>, availability: ToolAvailability, withOutput: boolean): Tool[] {
+  /** The tools of these groups and these single tools that can work here, tools_enable first. */
+  list(
+    groups: ReadonlySet<ToolGroup>,
+    availability: ToolAvailability,
+    withOutput: boolean,
+    single: ReadonlySet<string> = new Set(),
+  ): Tool[] {
     const tools: Tool[] = [toolsEnableTool];
     for (const entry of this.entries.values()) {
-      if (entry.group === undefined || !groups.has(entry.group)) continue;
+      if (entry.group === undefined) continue;
+      if (!groups.has(entry.group) && !single.has(entry.tool.name)) continue;
       if (!isListed(entry.def.name, availability)) continue;
       tools.push(withOutput ? entry.withOutput : entry.tool);
     }

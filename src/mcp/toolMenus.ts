@@ -12,6 +12,8 @@ interface Menu {
   readonly principal: string;
   readonly id: string;
   readonly groups: Set<ToolGroup>;
+  /** Tools enabled one by one (tools_enable's `tools`), by tool name. */
+  readonly tools: Set<string>;
   usedAt: number;
 }
 
@@ -42,12 +44,23 @@ export class ToolMenus {
     return menu?.groups ?? new Set();
   }
 
-  /** Adds groups to the client's menu; answers whether any of them was new. */
-  enable(principal: string, id: string, groups: readonly ToolGroup[]): boolean {
+  /** The tools the client of this id enabled one by one, or an empty set. */
+  enabledTools(principal: string, id: string): ReadonlySet<string> {
+    return this.touch(principal, id)?.tools ?? new Set();
+  }
+
+  /** Adds groups and single tools to the client's menu; answers whether any of them was new. */
+  enable(
+    principal: string,
+    id: string,
+    groups: readonly ToolGroup[],
+    tools: readonly string[] = [],
+  ): boolean {
     const menu = this.touch(principal, id) ?? this.create(principal, id);
-    const before = menu.groups.size;
+    const before = menu.groups.size + menu.tools.size;
     for (const group of groups) menu.groups.add(group);
-    return menu.groups.size > before;
+    for (const tool of tools) menu.tools.add(tool);
+    return menu.groups.size + menu.tools.size > before;
   }
 
   /** How many menus are kept (for tests of the bounds). */
@@ -78,7 +91,7 @@ export class ToolMenus {
       this.remove(oldestOwn);
     const oldest = this.menus.values().next().value;
     if (this.menus.size >= MAX_TOOL_MENUS && oldest !== undefined) this.remove(oldest);
-    const menu: Menu = { principal, id, groups: new Set(), usedAt: this.now() };
+    const menu: Menu = { principal, id, groups: new Set(), tools: new Set(), usedAt: this.now() };
     this.insert(menu);
     return menu;
   }

@@ -164,6 +164,37 @@ describe('MCP menu', () => {
     );
   });
 
+  it('tools_enable adds single tools by name: only those are listed and callable; refuses names it does not know', async () => {
+    const client = await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    const before = await names(client);
+    const enabled = await call(client, 'tools_enable', { tools: ['page_evaluate', 'page_upload'] });
+    expect(json<{ tools: string[] }>(enabled).tools).toEqual(['page_evaluate', 'page_upload']);
+    await waitFor(() => changed === 1, 10_000, 'notifications/tools/list_changed');
+    expect((await names(client)).sort()).toEqual([...before, 'page_evaluate', 'page_upload'].sort());
+    const { session_id } = json<{ session_id: string }>(await call(client, 'session_create'));
+    expect(json(await call(client, 'page_evaluate', { session_id, expression: '2 + 2' }))).toEqual({
+      result: 4,
+    });
+    // Another tool of the same group is still not enabled.
+    expect((await call(client, 'axe_run', { session_id })).isError).toBe(true);
+    await call(client, 'session_close', { session_id });
+    for (const bad of [
+      { tools: ['page_teleport'] },
+      { tools: 'page_evaluate' },
+      {},
+      { tools: Array(17).fill('page_upload') },
+    ]) {
+      const refused = await call(client, 'tools_enable', bad);
+      expect(refused.isError).toBe(true);
+      expect(json<{ code: number }>(refused).code).toBe(-32602);
+    }
+    expect(changed).toBe(1);
+  });
+
   it('answers a call of a tool whose group is not enabled with an error naming the group; it runs once enabled', async () => {
     const client = await connect();
     const { session_id } = json<{ session_id: string }>(await call(client, 'session_create'));
@@ -173,7 +204,7 @@ describe('MCP menu', () => {
     expect(error.code).toBe(-32601);
     expect(error.data).toEqual({ tool: 'page_evaluate', group: 'inspect' });
     expect(error.message).toContain('page_evaluate is not enabled here');
-    expect(error.message).toContain('tools_enable with {"group":"inspect"}');
+    expect(error.message).toContain('tools_enable with {"tools":["page_evaluate"]} (or {"group":"inspect"})');
     await call(client, 'tools_enable', { group: 'inspect' });
     expect(json(await call(client, 'page_evaluate', { session_id, expression: '1 + 1' }))).toEqual({
       result: 2,
