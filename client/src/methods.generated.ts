@@ -348,6 +348,57 @@ export interface SessionAddInitScriptResult {
   count: number;
 }
 
+/** Params of sessionStorage.get: Read the active page's sessionStorage (its origin's, in this tab): every item, or the keys named. */
+export interface SessionStorageGetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only these keys (a key not there is left out). */
+  keys?: string[];
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of sessionStorage.get. */
+export interface SessionStorageGetResult {
+  origin: string;
+  items: Record<string, string>;
+  /** Items answered. */
+  count: number;
+}
+
+/** Params of sessionStorage.set: Set items in the active page's sessionStorage: {key: value}, replacing the same keys. */
+export interface SessionStorageSetParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The items to set, {key: value}. */
+  items: Record<string, string>;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of sessionStorage.set. */
+export interface SessionStorageSetResult {
+  origin: string;
+  set: number;
+}
+
+/** Params of sessionStorage.clear: Remove items from the active page's sessionStorage: the keys named, or every item. */
+export interface SessionStorageClearParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Only these keys; every item without it. */
+  keys?: string[];
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of sessionStorage.clear. */
+export interface SessionStorageClearResult {
+  origin: string;
+  /** Items removed. */
+  cleared: number;
+}
+
 /** Params of page.goto: Navigate the session page to a URL and wait for it to settle. */
 export interface PageGotoParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -2977,6 +3028,21 @@ export interface RpcMethods {
     result: SessionAddInitScriptResult;
     paramsOptional: false;
   };
+  'sessionStorage.get': {
+    params: SessionStorageGetParams;
+    result: SessionStorageGetResult;
+    paramsOptional: false;
+  };
+  'sessionStorage.set': {
+    params: SessionStorageSetParams;
+    result: SessionStorageSetResult;
+    paramsOptional: false;
+  };
+  'sessionStorage.clear': {
+    params: SessionStorageClearParams;
+    result: SessionStorageClearResult;
+    paramsOptional: false;
+  };
   'page.goto': { params: PageGotoParams; result: PageGotoResult; paramsOptional: false };
   'page.waitFor': { params: PageWaitForParams; result: PageWaitForResult; paramsOptional: false };
   'page.reload': { params: PageReloadParams; result: PageReloadResult; paramsOptional: false };
@@ -3076,6 +3142,9 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.storageState',
   'session.setStorageState',
   'session.addInitScript',
+  'sessionStorage.get',
+  'sessionStorage.set',
+  'sessionStorage.clear',
   'page.goto',
   'page.waitFor',
   'page.reload',
@@ -3145,6 +3214,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.list',
   'cookies.get',
   'session.storageState',
+  'sessionStorage.get',
   'page.waitFor',
   'page.text',
   'page.content',
@@ -3219,6 +3289,9 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.storageState': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'session.setStorageState': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'session.addInitScript': ['SESSION_NOT_FOUND', 'LIMIT_REACHED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'sessionStorage.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'DIALOG_PENDING'],
+  'sessionStorage.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'sessionStorage.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'page.goto': ['SESSION_NOT_FOUND', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
   'page.waitFor': [
     'SESSION_NOT_FOUND',
@@ -3543,6 +3616,33 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
      */
     clear: (params: CookiesClearParams, options?: CallOptions) => Promise<CookiesClearResult>;
+  };
+  sessionStorage: {
+    /**
+     * Read the active page's sessionStorage (its origin's, in this tab): every item, or the keys named.
+     *
+     * Answers the origin and its items as {key: value}. Fails with LIMIT_REACHED past 1000000 characters of keys and values: name the keys you need.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    get: (params: SessionStorageGetParams, options?: CallOptions) => Promise<SessionStorageGetResult>;
+    /**
+     * Set items in the active page's sessionStorage: {key: value}, replacing the same keys.
+     *
+     * The page sees them at once (a script reading sessionStorage later gets them); no storage event fires in the same tab. A value the browser cannot keep (its quota is about 10 MB per origin) fails the call with INVALID_PARAMS, after the items before it were set.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    set: (params: SessionStorageSetParams, options?: CallOptions) => Promise<SessionStorageSetResult>;
+    /**
+     * Remove items from the active page's sessionStorage: the keys named, or every item.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    clear: (params: SessionStorageClearParams, options?: CallOptions) => Promise<SessionStorageClearResult>;
   };
   page: {
     /**
@@ -4106,6 +4206,11 @@ export function bindMethods(call: MethodCaller): RpcApi {
       get: (params, options) => call('cookies.get', params, options),
       set: (params, options) => call('cookies.set', params, options),
       clear: (params, options) => call('cookies.clear', params, options),
+    },
+    sessionStorage: {
+      get: (params, options) => call('sessionStorage.get', params, options),
+      set: (params, options) => call('sessionStorage.set', params, options),
+      clear: (params, options) => call('sessionStorage.clear', params, options),
     },
     page: {
       goto: (params, options) => call('page.goto', params, options),

@@ -78,11 +78,14 @@ const GROUPS = {
     ],
   },
   storage: {
-    about: 'cookies, saved logins, init scripts',
+    about: 'cookies, sessionStorage, saved logins, init scripts',
     methods: [
       'cookies.get',
       'cookies.set',
       'cookies.clear',
+      'sessionStorage.get',
+      'sessionStorage.set',
+      'sessionStorage.clear',
       'session.storageState',
       'session.setStorageState',
       'session.addInitScript',

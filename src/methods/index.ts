@@ -22,6 +22,7 @@ import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './page/screenshot.js';
 import { sessionMethods } from './session/session.js';
 import { storageMethods } from './session/storage.js';
+import { sessionStorageMethods } from './session/sessionStorage.js';
 import { subscriptionMethods } from './session/sessionSubscribe.js';
 import { tabMethods } from './tabs.js';
 
@@ -29,6 +30,7 @@ import { tabMethods } from './tabs.js';
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...storageMethods,
+  ...sessionStorageMethods,
   ...pageMethods,
   ...pageActionMethods,
   ...pageActMethods,

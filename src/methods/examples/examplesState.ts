@@ -1,4 +1,4 @@
-// Examples of the cookies.* methods, the session's storage state and init scripts for openrpc.json, from the
+// Examples of the cookies.* and sessionStorage.* methods, the session's storage state and init scripts for openrpc.json, from the
 // exchanges docs/behaviour.md shows (session id and fixture port made the same for every example).
 import type { MethodExample } from '../../rpc/openrpc.js';
 import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
@@ -52,6 +52,27 @@ export const stateExamples: Record<string, MethodExample[]> = {
           origins: [{ origin: O, localStorage: [{ name: 'cart', value: '3' }] }],
         },
       },
+    },
+  ],
+  'sessionStorage.get': [
+    {
+      name: "the active page's items (docs/behaviour.md)",
+      params: { session_id: S },
+      result: { origin: O, items: { step: '2', draft: 'Hello' }, count: 2 },
+    },
+  ],
+  'sessionStorage.set': [
+    {
+      name: 'two items for the page to read (docs/behaviour.md)',
+      params: { session_id: S, items: { step: '2', draft: 'Hello' } },
+      result: { origin: O, set: 2 },
+    },
+  ],
+  'sessionStorage.clear': [
+    {
+      name: 'one key (docs/behaviour.md)',
+      params: { session_id: S, keys: ['draft'] },
+      result: { origin: O, cleared: 1 },
     },
   ],
   'session.addInitScript': [
