@@ -2338,10 +2338,12 @@ export interface ScreenshotParams {
   };
   /** Capture the whole scrollable page (default false: the viewport). */
   fullPage?: boolean;
-  /** Image format (default image/png). */
-  mime?: 'image/png' | 'image/jpeg';
-  /** JPEG quality; only with image/jpeg. */
+  /** Image format (default image/png). image/webp is the smallest for the same picture. */
+  mime?: 'image/png' | 'image/jpeg' | 'image/webp';
+  /** Quality of a lossy image: only with image/jpeg and image/webp (webp without it is lossless). */
   quality?: number;
+  /** css (default): one image pixel per CSS pixel; device: the session's device pixel ratio (a DPR 2 session gives twice the pixels each way). */
+  scale?: 'css' | 'device';
   /** Largest width of the image in pixels: a larger capture is scaled down, aspect kept (never up). */
   maxWidth?: number;
   /** Largest height of the image in pixels: a larger capture is scaled down, aspect kept (never up). */
@@ -2365,7 +2367,7 @@ export interface ScreenshotResult {
   width: number;
   /** Height of the image in pixels. */
   height: number;
-  /** Image pixels per CSS pixel: 1, or less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region. */
+  /** Image pixels per CSS pixel: 1 (scale css) or the device pixel ratio (scale device), less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region. */
   scale: number;
 }
 
@@ -4014,7 +4016,7 @@ export interface RpcApi {
   /**
    * Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models.
    *
-   * One image pixel per CSS pixel unless downscaled. maxWidth, maxHeight and downscale (the long side within 1568 px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.
+   * One image pixel per CSS pixel unless downscaled (scale device: the device pixel ratio's). maxWidth, maxHeight and downscale (the long side within 1568 px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.
    *
    * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
    * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, LIMIT_REACHED, INVALID_PARAMS, DIALOG_PENDING.

@@ -31,9 +31,7 @@ const GROUPS = {
       'page.type',
       'page.press',
       'page.select',
-      'page.hover',
       'page.check',
-      'page.uncheck',
       'page.act',
       'dialog.handle',
       'pages.list',
@@ -45,9 +43,11 @@ const GROUPS = {
   },
   page: {
     about:
-      'double-click, focus, scroll, keyboard, mouse, drag, upload, viewport, forward, close a page, dialog policy',
+      'hover, uncheck, double-click, focus, scroll, keyboard, mouse, drag, upload, viewport, forward, close a page, dialog policy',
     methods: [
       'page.forward',
+      'page.hover',
+      'page.uncheck',
       'page.dblclick',
       'page.focus',
       'page.scroll',

@@ -21,6 +21,11 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
   'cookies.set':
     'Sets cookies in the session: each needs a name, a value and a URL or a domain. A cookie with the same name, domain and path is replaced.',
   'cookies.clear': 'Deletes the cookies of the session: all of them, or those of a name, domain or path.',
+  'sessionStorage.get':
+    "Reads the sessionStorage of the page's site in this tab: every item, or the keys you name, as {key: value}.",
+  'sessionStorage.set':
+    "Sets items in the sessionStorage of the page's site, {key: value}; the page's scripts see them at once.",
+  'sessionStorage.clear': "Removes items from the sessionStorage of the page's site: the keys you name, or all.",
   'page.goto':
     'Opens a URL and waits for the page to settle. Returns the final URL, the title and the HTTP status.',
   'page.waitFor':

@@ -79,7 +79,6 @@ describe('MCP menu', () => {
       'page_type',
       'page_press',
       'page_select',
-      'page_hover',
       'page_check',
       'page_act',
       'page_text',

@@ -34,7 +34,12 @@ async function shoot(s: BoundSession, params: Record<string, unknown> = {}): Pro
   const shot = await s.call<Shot>('screenshot', params);
   const image = Buffer.from(shot.base64, 'base64');
   expect(image.length).toBe(shot.bytes);
-  const header = shot.mime === 'image/png' ? [0x89, 0x50, 0x4e, 0x47] : [0xff, 0xd8, 0xff];
+  const header =
+    shot.mime === 'image/png'
+      ? [0x89, 0x50, 0x4e, 0x47]
+      : shot.mime === 'image/webp'
+        ? [...Buffer.from('RIFF')]
+        : [0xff, 0xd8, 0xff];
   expect([...image.subarray(0, header.length)]).toEqual(header);
   expect(imageSize(image)).toEqual({ width: shot.width, height: shot.height });
   return shot;
@@ -131,6 +136,52 @@ describe('screenshot downscaled for vision models', () => {
     await s.fails('screenshot', { maxWidth: MIN_SCREENSHOT_SIDE_PX - 1 }, -32602);
     await s.fails('screenshot', { maxHeight: MAX_SCREENSHOT_SIDE_PX + 1 }, -32602);
     await s.fails('screenshot', { downscale: 'yes' }, -32602);
+    await s.close();
+  });
+});
+
+describe('WebP and device pixels', () => {
+  it('image/webp of the viewport, an element and downscaled, lossless or with a quality, smaller than the PNG', async () => {
+    const s = await open('/shots');
+    const png = await shoot(s);
+    const webp = await shoot(s, { mime: 'image/webp' });
+    expect(size(webp)).toEqual(size(png));
+    expect(webp.bytes).toBeLessThan(png.bytes);
+    expect(size(await shoot(s, { mime: 'image/webp', selector: '#chart' }))).toEqual({
+      width: 300,
+      height: 150,
+    });
+    const lossy = await shoot(s, { mime: 'image/webp', quality: 30, maxWidth: 640 });
+    expect(lossy).toMatchObject({ width: 640, scale: 0.5 });
+    await s.fails('screenshot', { mime: 'image/png', quality: 50 }, -32602);
+    await s.fails('screenshot', { mime: 'image/gif' }, -32602);
+    await s.close();
+  });
+
+  it('scale device gives a DPR 2 session twice the pixels each way; css (the default) one per CSS pixel', async () => {
+    const { session_id } = await suite.service.call<{ session_id: string }>('session.create', {
+      device: 'Desktop Chrome HiDPI',
+    });
+    const s = bindSession(suite.service, session_id);
+    await s.call('page.goto', { url: `${suite.fixture.url}/shots` });
+    const ratio = await s.evaluate<number>('devicePixelRatio');
+    expect(ratio).toBeGreaterThan(1);
+    const css = await shoot(s, { selector: '#chart' });
+    expect(css).toMatchObject({ width: 300, height: 150, scale: 1 });
+    for (const mime of ['image/png', 'image/webp']) {
+      const device = await shoot(s, { selector: '#chart', scale: 'device', mime });
+      expect(device).toMatchObject({
+        width: Math.round(300 * ratio),
+        height: Math.round(150 * ratio),
+        scale: ratio,
+      });
+    }
+    // A limit counts image pixels: the device capture shrinks to it.
+    const limited = await shoot(s, { selector: '#chart', scale: 'device', maxWidth: 300 });
+    expect(limited).toMatchObject({ width: 300, scale: 1 });
+    // The browser's own captures (webp, downscaled) leave the session's device pixel ratio as it was.
+    expect(await s.evaluate<number>('devicePixelRatio')).toBe(ratio);
+    await s.fails('screenshot', { scale: 'retina' }, -32602);
     await s.close();
   });
 });

@@ -1,4 +1,4 @@
-// The pixel size of a PNG or JPEG from its header, so a screenshot's answer says what it holds
+// The pixel size of a PNG, JPEG or WebP from its header, so a screenshot's answer says what it holds
 // without decoding the image.
 
 export interface ImageSize {
@@ -34,7 +34,22 @@ function jpegSize(image: Buffer): ImageSize | undefined {
   return undefined;
 }
 
-/** The width and height of a PNG or JPEG, or undefined when the bytes are neither. */
+/** A WebP's size from its first chunk: VP8X (extended), VP8L (lossless) or VP8 (lossy). */
+function webpSize(image: Buffer): ImageSize | undefined {
+  if (image.length < 30 || image.toString('latin1', 0, 4) !== 'RIFF') return undefined;
+  if (image.toString('latin1', 8, 12) !== 'WEBP') return undefined;
+  const chunk = image.toString('latin1', 12, 16);
+  if (chunk === 'VP8X') return { width: 1 + image.readUIntLE(24, 3), height: 1 + image.readUIntLE(27, 3) };
+  if (chunk === 'VP8L') {
+    const bits = image.readUInt32LE(21);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (chunk === 'VP8 ')
+    return { width: image.readUInt16LE(26) & 0x3fff, height: image.readUInt16LE(28) & 0x3fff };
+  return undefined;
+}
+
+/** The width and height of a PNG, JPEG or WebP, or undefined when the bytes are none of them. */
 export function imageSize(image: Buffer): ImageSize | undefined {
-  return pngSize(image) ?? jpegSize(image);
+  return pngSize(image) ?? jpegSize(image) ?? webpSize(image);
 }

@@ -3,7 +3,7 @@
 // renders the region at a smaller page scale (sharp text, no resampling, no image library), which
 // also costs less time than a full-size capture.
 import { Type } from '@sinclair/typebox';
-import type { Locator } from 'playwright-core';
+import type { Locator, PageScreenshotOptions } from 'playwright-core';
 import type { Session } from '../../browser/session/session.js';
 import { DeadlineError, withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
@@ -97,23 +97,36 @@ interface Shot {
 }
 
 /**
- * The capture scaled to fit the limits, or undefined when it fits already (the caller then takes
- * Playwright's screenshot, which also stops animations and hides the caret).
+ * The capture taken by the browser itself, at `pixelRatio` image pixels per CSS pixel and shrunk to
+ * fit the limits (image pixels); undefined when Playwright's screenshot can take it (the format is
+ * one it writes and nothing needs shrinking: it also stops animations and hides the caret).
  */
-async function scaledShot(
+async function browserShot(
   session: Session,
   shape: { locator?: Locator; clip?: Rect; fullPage: boolean },
-  limits: { width: number; height: number },
-  format: 'png' | 'jpeg',
-  quality: number | undefined,
+  image: {
+    limits: { width: number; height: number };
+    format: 'png' | 'jpeg' | 'webp';
+    quality: number | undefined;
+  },
+  pixelRatio: number,
   timeout: number,
 ): Promise<Shot | undefined> {
+  const { limits, format, quality } = image;
   const cdp = await session.context.newCDPSession(session.page);
+  let captured = false;
   try {
     const region = await measure(session, (m) => cdp.send(m), shape, timeout);
     const { rect } = region;
-    const scale = Math.min(limits.width / rect.width, limits.height / rect.height);
-    if (!(scale < 1)) return undefined;
+    const shrink = Math.min(
+      1,
+      limits.width / (rect.width * pixelRatio),
+      limits.height / (rect.height * pixelRatio),
+    );
+    if (!(shrink < 1) && format !== 'webp') return undefined;
+    // clip.scale is image pixels per CSS pixel, whatever the device pixel ratio.
+    const scale = pixelRatio * shrink;
+    captured = true;
     const { data } = await cdp.send('Page.captureScreenshot', {
       format,
       quality,
@@ -124,14 +137,47 @@ async function scaledShot(
   } finally {
     // The session ends with the page when it is already gone; nothing is left to release then.
     await cdp.detach().catch(() => undefined);
+    // A capture with a clip ends by clearing the page's device metrics, the ones Playwright set for
+    // the session on its own CDP session (device pixel ratio, mobile viewport): the page would show
+    // 1× pixels from then on. A screenshot of Playwright's own sets them again; one pixel of it costs
+    // least.
+    if (captured) await session.page.screenshot({ clip: RESTORE_CLIP, timeout, animations: 'allow' });
   }
+}
+
+/** The region of the screenshot that restores the page's device metrics after a capture of ours. */
+const RESTORE_CLIP = { x: 0, y: 0, width: 1, height: 1 };
+
+/** The browser's image format of each mime type. */
+const FORMATS = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' } as const;
+
+/** Playwright's screenshot of the element, or of the page (its viewport, a clip, or all of it). */
+function playwrightShot(
+  session: Session,
+  shape: { locator?: Locator | undefined; clip?: Rect | undefined; fullPage: boolean },
+  options: PageScreenshotOptions,
+): Promise<Buffer> {
+  return shape.locator !== undefined
+    ? shape.locator.screenshot(options)
+    : session.page.screenshot({ ...options, fullPage: shape.fullPage, clip: shape.clip });
+}
+
+/** The active page's device pixel ratio, as the browser emulates it for the session. */
+async function devicePixelRatio(session: Session, timeout: number): Promise<number> {
+  const ratio = await withDeadline(
+    session.page.evaluate(() => window.devicePixelRatio),
+    timeout,
+    () => new DeadlineError('reading the device pixel ratio', timeout, ''),
+  );
+  // A page may redefine devicePixelRatio: only a sane number is taken.
+  return typeof ratio === 'number' && ratio >= 0.5 && ratio <= 4 ? ratio : 1;
 }
 
 export const screenshot = defineSessionMethod({
   name: 'screenshot',
   summary:
     'Take a screenshot of the viewport, the full page, an element (selector or ref) or a clip, as base64, optionally downscaled for vision models',
-  description: `One image pixel per CSS pixel unless downscaled. maxWidth, maxHeight and downscale (the long side within ${DOWNSCALE_LONG_SIDE_PX} px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.`,
+  description: `One image pixel per CSS pixel unless downscaled (scale device: the device pixel ratio's). maxWidth, maxHeight and downscale (the long side within ${DOWNSCALE_LONG_SIDE_PX} px) shrink the capture in the browser, aspect kept; scale in the answer maps image pixels back to CSS pixels. fullPage goes with neither an element nor a clip; an element and a clip do not go together.`,
   params: {
     ...Target,
     clip: Type.Optional(
@@ -169,13 +215,23 @@ export const screenshot = defineSessionMethod({
       default: false,
       description: 'Capture the whole scrollable page (default false: the viewport).',
     }),
-    mime: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')], {
+    mime: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg'), Type.Literal('image/webp')], {
       default: 'image/png',
-      description: 'Image format (default image/png).',
+      description: 'Image format (default image/png). image/webp is the smallest for the same picture.',
     }),
     quality: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, description: 'JPEG quality; only with image/jpeg.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description:
+          'Quality of a lossy image: only with image/jpeg and image/webp (webp without it is lossless).',
+      }),
     ),
+    scale: Type.Union([Type.Literal('css'), Type.Literal('device')], {
+      default: 'css',
+      description:
+        "css (default): one image pixel per CSS pixel; device: the session's device pixel ratio (a DPR 2 session gives twice the pixels each way).",
+    }),
     maxWidth: side('width'),
     maxHeight: side('height'),
     downscale: Type.Boolean({
@@ -192,15 +248,15 @@ export const screenshot = defineSessionMethod({
     height: Type.Integer({ description: 'Height of the image in pixels.' }),
     scale: Type.Number({
       description:
-        'Image pixels per CSS pixel: 1, or less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region.',
+        'Image pixels per CSS pixel: 1 (scale css) or the device pixel ratio (scale device), less when downscaled. Divide an image coordinate by it for CSS pixels of the captured region.',
     }),
   }),
   errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'LIMIT_REACHED', 'INVALID_PARAMS'],
   readOnly: true,
   async handler(params, { session, services }) {
-    const jpeg = params.mime === 'image/jpeg';
-    if (params.quality !== undefined && !jpeg)
-      throw refuse('/quality', 'quality applies only to mime image/jpeg');
+    const format = FORMATS[params.mime];
+    if (params.quality !== undefined && format === 'png')
+      throw refuse('/quality', 'quality applies only to mime image/jpeg and image/webp');
     const element = params.selector !== undefined || params.ref !== undefined;
     const { clip, fullPage, timeout } = params;
     if (fullPage && (element || clip !== undefined))
@@ -227,31 +283,27 @@ export const screenshot = defineSessionMethod({
       width: Math.min(params.maxWidth ?? Infinity, longSide),
       height: Math.min(params.maxHeight ?? Infinity, longSide),
     };
-    const format = jpeg ? 'jpeg' : 'png';
     const shape = { locator, clip, fullPage };
     const deadline = Date.now() + timeout;
+    const pixelRatio = params.scale === 'device' ? await devicePixelRatio(session, timeout) : 1;
     const scaled =
-      Number.isFinite(limits.width) || Number.isFinite(limits.height)
+      Number.isFinite(limits.width) || Number.isFinite(limits.height) || format === 'webp'
         ? await withDeadline(
-            scaledShot(session, shape, limits, format, params.quality, timeout),
+            browserShot(session, shape, { limits, format, quality: params.quality }, pixelRatio, timeout),
             timeout,
             () => new DeadlineError('the scaled screenshot', timeout, ''),
           )
         : undefined;
-    const options = {
-      type: format,
-      quality: params.quality,
-      // What the measuring left of the timeout (it found the capture within the limits).
-      timeout: Math.max(1, deadline - Date.now()),
-      animations: 'disabled',
-      scale: 'css',
-    } as const;
     const { buffer, scale } = scaled ?? {
-      buffer:
-        locator !== undefined
-          ? await locator.screenshot(options)
-          : await session.page.screenshot({ ...options, fullPage, clip }),
-      scale: 1,
+      buffer: await playwrightShot(session, shape, {
+        type: format === 'jpeg' ? 'jpeg' : 'png',
+        quality: params.quality,
+        // What the measuring left of the timeout (it found the capture within the limits).
+        timeout: Math.max(1, deadline - Date.now()),
+        animations: 'disabled',
+        scale: params.scale,
+      }),
+      scale: pixelRatio,
     };
     const limit = services.config.maxScreenshotBytes;
     if (buffer.length > limit) {
