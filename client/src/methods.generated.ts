@@ -48,6 +48,8 @@ export interface SessionCreateParams {
       }>;
     }>;
   };
+  /** Navigate the new session to this URL (inside the allow-list) as page.goto with waitUntil load does; the answer then carries its url, title and status. If the navigation fails, the session is closed and the call fails with its error. */
+  url?: string;
   /** A Playwright device descriptor by name ('iPhone 13', 'Pixel 7', 'Desktop Chrome' …): its viewport, device scale factor, mobile mode, touch and user agent. viewport and userAgent given beside it win. */
   device?: string;
   /** navigator.language, Accept-Language and Intl's default locale, e.g. de-DE. */
@@ -105,6 +107,44 @@ export interface SessionCreateParams {
 export interface SessionCreateResult {
   /** Pass this to every session-scoped method. */
   session_id: string;
+  /** The page URL after the navigation (and any redirects). */
+  url?: string;
+  /** The document title. */
+  title?: string;
+  /** HTTP status of the main document, null when there was no response. */
+  status?: number | null;
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
+    url: string;
+    reason: string;
+    resourceType: string;
+  }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
+  };
 }
 
 /** Params of session.close: Close a session and its browser context; idempotent and bounded in time even on a frozen page. */
@@ -1889,6 +1929,64 @@ export interface PagesSelectResult {
   title: string;
 }
 
+/** Params of pages.open: Open a new page in the session, make it the active one, and optionally navigate it to a URL. */
+export interface PagesOpenParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX). */
+  url?: string;
+  /** When the navigation counts as done (default networkidle: load, then no request for SETTLE_QUIET_MS; responses whose body never finishes are ignored after SETTLE_BODY_GRACE_MS). */
+  waitUntil?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+  /** Milliseconds to wait for the navigation (default 45000). */
+  timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of pages.open. */
+export interface PagesOpenResult {
+  /** The new page, now the active one. */
+  page_id: string;
+  /** The page URL after the navigation (and any redirects). */
+  url: string;
+  /** The document title. */
+  title: string;
+  /** HTTP status of the main document, null when there was no response. */
+  status: number | null;
+  /** Requests of the page (frames, subresources, popups) that the allow-list refused during the call; absent when it refused none. */
+  blocked?: Array<{
+    url: string;
+    reason: string;
+    resourceType: string;
+  }>;
+  /** page.goto only: present when the URL answered with an attachment; the page stayed where it was, and this is the download it became (see downloads.get). */
+  download?: {
+    /** d1, d2 … in the order the session started them. */
+    download_id: string;
+    /** The file name the server suggested, without any path. */
+    name: string;
+    url: string;
+    /** The size kept (saved), or the size known when it was refused; null while unknown or when it failed. */
+    bytes: number | null;
+    /** The response's Content-Type, else the type of the name's extension. */
+    mime: string | null;
+    /** saved: kept, downloads.get reads it; refused: over a cap, cancelled and deleted; failed: the transfer failed or the session was ending; downloading: not ended yet. */
+    state: 'downloading' | 'saved' | 'refused' | 'failed';
+    /** Why it was refused or failed. */
+    reason?: string;
+    /** The page of the session that started it. */
+    page_id?: string;
+    /** When it started. */
+    timestamp: string;
+  };
+  /** With waitUntil load or networkidle: present when the answer came without the load event. The document is usable (DOMContentLoaded); these requests kept load from firing (no answer after SETTLE_MAX_PENDING_MS, or the timeout passed). */
+  loadPending?: {
+    /** The requests still pending (at most 10). */
+    requests: string[];
+    note: string;
+  };
+}
+
 /** Params of pages.close: Close one page of the session (its beforeunload handlers do not run). */
 export interface PagesCloseParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -3073,6 +3171,7 @@ export interface RpcMethods {
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'pages.list': { params: PagesListParams; result: PagesListResult; paramsOptional: false };
   'pages.select': { params: PagesSelectParams; result: PagesSelectResult; paramsOptional: false };
+  'pages.open': { params: PagesOpenParams; result: PagesOpenResult; paramsOptional: false };
   'pages.close': { params: PagesCloseParams; result: PagesCloseResult; paramsOptional: false };
   'dialog.setPolicy': { params: DialogSetPolicyParams; result: DialogSetPolicyResult; paramsOptional: false };
   'dialog.handle': { params: DialogHandleParams; result: DialogHandleResult; paramsOptional: false };
@@ -3175,6 +3274,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.snapshot',
   'pages.list',
   'pages.select',
+  'pages.open',
   'pages.close',
   'dialog.setPolicy',
   'dialog.handle',
@@ -3282,7 +3382,14 @@ export type RpcErrorName = keyof typeof RPC_ERROR_CODES;
 
 /** The errors each method declares (besides the JSON-RPC standard ones). */
 export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[] } = {
-  'session.create': ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
+  'session.create': [
+    'LIMIT_REACHED',
+    'RESOURCE_UNAVAILABLE',
+    'INVALID_PARAMS',
+    'NAVIGATION_BLOCKED',
+    'TIMEOUT',
+    'ACTION_FAILED',
+  ],
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
   'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
@@ -3449,6 +3556,14 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   ],
   'pages.list': ['SESSION_NOT_FOUND', 'DIALOG_PENDING'],
   'pages.select': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'pages.open': [
+    'SESSION_NOT_FOUND',
+    'LIMIT_REACHED',
+    'NAVIGATION_BLOCKED',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'DIALOG_PENDING',
+  ],
   'pages.close': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'TIMEOUT', 'DIALOG_PENDING'],
   'dialog.setPolicy': ['SESSION_NOT_FOUND'],
   'dialog.handle': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
@@ -3516,7 +3631,7 @@ export interface RpcApi {
      * The session belongs to the API key that created it: every other key gets SESSION_NOT_FOUND for it (ADMIN_API_KEY excepted). One key holds at most MAX_SESSIONS_PER_KEY sessions, all keys together MAX_SESSIONS.
      *
      * Not read-only: never retried by the client.
-     * Errors: LIMIT_REACHED, RESOURCE_UNAVAILABLE, INVALID_PARAMS.
+     * Errors: LIMIT_REACHED, RESOURCE_UNAVAILABLE, INVALID_PARAMS, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED.
      */
     create: (params?: SessionCreateParams, options?: CallOptions) => Promise<SessionCreateResult>;
     /**
@@ -3893,6 +4008,15 @@ export interface RpcApi {
      */
     select: (params: PagesSelectParams, options?: CallOptions) => Promise<PagesSelectResult>;
     /**
+     * Open a new page in the session, make it the active one, and optionally navigate it to a URL.
+     *
+     * The page shares the session's cookies and storage (a new tab of the same browser profile) and is listed by pages.list; with url it is navigated as page.goto does (allow-list, settle, the same answer), without it it stays on about:blank. Counts under MAX_POPUPS_PER_SESSION like the pages the session's pages open: past it, LIMIT_REACHED.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED, NAVIGATION_BLOCKED, TIMEOUT, ACTION_FAILED, DIALOG_PENDING.
+     */
+    open: (params: PagesOpenParams, options?: CallOptions) => Promise<PagesOpenResult>;
+    /**
      * Close one page of the session (its beforeunload handlers do not run).
      *
      * Closing the active page makes its opener active, or else the main page p1, or else the newest page left. The last page of a session cannot be closed (INVALID_PARAMS): session.close ends the session. A page closed frees its slot under MAX_POPUPS_PER_SESSION.
@@ -4246,6 +4370,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
     pages: {
       list: (params, options) => call('pages.list', params, options),
       select: (params, options) => call('pages.select', params, options),
+      open: (params, options) => call('pages.open', params, options),
       close: (params, options) => call('pages.close', params, options),
     },
     dialog: {

@@ -48,6 +48,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'page.snapshot': 'Snapshot the page',
   'pages.list': 'List pages',
   'pages.select': 'Switch page',
+  'pages.open': 'Open a new page',
   'pages.close': 'Close a page',
   'dialog.setPolicy': 'Set the dialog policy',
   'dialog.handle': 'Answer a dialog',

@@ -43,7 +43,7 @@ const GROUPS = {
   },
   page: {
     about:
-      'hover, uncheck, double-click, focus, scroll, keyboard, mouse, drag, upload, viewport, forward, close a page, dialog policy',
+      'hover, uncheck, double-click, focus, scroll, keyboard, mouse, drag, upload, viewport, forward, open or close a page, dialog policy',
     methods: [
       'page.forward',
       'page.hover',
@@ -56,6 +56,7 @@ const GROUPS = {
       'page.drag',
       'page.upload',
       'page.setViewport',
+      'pages.open',
       'pages.close',
       'dialog.setPolicy',
     ],

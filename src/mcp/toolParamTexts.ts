@@ -26,6 +26,7 @@ export const BRIEF_PARAM_TEXTS: Readonly<Record<string, Readonly<Record<string, 
     permissions: "Granted to every origin: 'geolocation', 'clipboard-read' …",
     dialogs: '{mode: auto|manual, confirm|prompt|beforeunload: accept|dismiss, promptText}.',
     traceOnFailure: 'Keep a trace of each failed call.',
+    url: 'Open this URL at once, as page_goto.',
   },
   'page.goto': { url: 'Absolute http(s) URL.' },
   'page.waitFor': {

@@ -69,6 +69,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'The page as one line per element (role, name, state, value) with refs (e12) for the actions. Long answers come in parts: call again with the cursor.',
   'pages.list': 'Lists the pages of the session (popups, new tabs) and which one is active.',
   'pages.select': 'Makes another page of the session the active one; later tools act on it.',
+  'pages.open':
+    'Opens a new page (tab) in the session, makes it the active one and, given a url, navigates it there.',
   'pages.close': 'Closes one page of the session (a popup, say) and returns which page is active now.',
   'dialog.setPolicy':
     'Chooses how the session answers alerts, confirms and prompts: automatically, or left pending for dialog_handle.',

@@ -167,6 +167,25 @@ export class SessionPages {
   }
 
   /**
+   * Opens a new blank page of the session (pages.open), counted like the pages its pages open
+   * (MAX_POPUPS_PER_SESSION); it does not become active by itself.
+   */
+  async open(): Promise<SessionPage> {
+    if (this.pages.size - 1 >= MAX_POPUPS_PER_SESSION)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `The session already has ${MAX_POPUPS_PER_SESSION} pages besides its main page (MAX_POPUPS_PER_SESSION): close one with pages.close first.`,
+        { limit: 'MAX_POPUPS_PER_SESSION', max: MAX_POPUPS_PER_SESSION },
+      );
+    const page = await this.context.newPage();
+    // The context's page event makes it a page of the session; it may not have run yet.
+    this.onPopup(page);
+    const added = this.all().find((p) => p.page === page);
+    if (added === undefined) throw new Error('the new page closed as it opened');
+    return added;
+  }
+
+  /**
    * Opens a page for the service's own use in the session's context: it is not a page of the
    * session, never listed, logged or counted against MAX_POPUPS_PER_SESSION.
    */
@@ -273,7 +292,7 @@ export class SessionPages {
   }
 
   private onPopup(page: Page): void {
-    if (this.own.has(page)) return;
+    if (this.own.has(page) || this.all().some((p) => p.page === page)) return;
     if (page.isClosed()) {
       this.countHandled();
       return;

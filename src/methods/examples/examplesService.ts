@@ -17,6 +17,11 @@ export const serviceExamples: Record<string, MethodExample[]> = {
   'session.create': [
     { name: 'a session with the defaults', params: {}, result: { session_id: S } },
     {
+      name: 'a session already on a page (docs/behaviour.md)',
+      params: { url: `${O}/form` },
+      result: { session_id: S, url: `${O}/form`, title: 'Form', status: 200 },
+    },
+    {
       name: 'a phone-sized viewport that accepts confirm()',
       params: { viewport: { width: 390, height: 844 }, dialogs: { confirm: 'accept' } },
       result: { session_id: S },
@@ -70,6 +75,13 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       name: 'make the popup the active page (docs/behaviour.md)',
       params: { session_id: S, page_id: 'p2' },
       result: { page_id: 'p2', url: `${O}/pages-target?from=blank`, title: 'Target blank' },
+    },
+  ],
+  'pages.open': [
+    {
+      name: 'a second page of the session, on a URL (docs/behaviour.md)',
+      params: { session_id: S, url: `${O}/form` },
+      result: { page_id: 'p2', url: `${O}/form`, title: 'Form', status: 200 },
     },
   ],
   'pages.close': [

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
+import { NAVIGATION_TIMEOUT_MS, NavigationResult, WaitUntil, timeoutParam } from '../params.js';
 
 const PageId = Type.String({
   pattern: '^p[0-9]+$',
@@ -85,4 +87,44 @@ export const pagesClose = defineSessionMethod({
   },
 });
 
-export const pagesMethods = [pagesList, pagesSelect, pagesClose];
+export const pagesOpen = defineSessionMethod({
+  name: 'pages.open',
+  summary: 'Open a new page in the session, make it the active one, and optionally navigate it to a URL',
+  description:
+    "The page shares the session's cookies and storage (a new tab of the same browser profile) and is listed by pages.list; with url it is navigated as page.goto does (allow-list, settle, the same answer), without it it stays on about:blank. Counts under MAX_POPUPS_PER_SESSION like the pages the session's pages open: past it, LIMIT_REACHED.",
+  params: {
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description: 'Absolute http(s) URL inside the allow-list (ALLOW_HOST_REGEX).',
+      }),
+    ),
+    waitUntil: WaitUntil,
+    timeout: timeoutParam(NAVIGATION_TIMEOUT_MS, 'the navigation'),
+  },
+  result: Type.Object({
+    page_id: Type.String({ description: 'The new page, now the active one.' }),
+    ...NavigationResult.properties,
+  }),
+  errors: ['LIMIT_REACHED', 'NAVIGATION_BLOCKED', 'TIMEOUT', 'ACTION_FAILED'],
+  readOnly: false,
+  async handler(params, { session, services }) {
+    // A URL the allow-list refuses fails before any page opens.
+    const verdict = params.url === undefined ? undefined : services.policy.checkNavigation(params.url);
+    if (verdict !== undefined && !verdict.allowed)
+      throw new ServiceError(
+        'NAVIGATION_BLOCKED',
+        `pages.open url ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
+        { url: params.url, reason: verdict.reason },
+      );
+    const opened = await session.pages.open();
+    session.pages.select(opened.id);
+    if (params.url === undefined)
+      return { page_id: opened.id, url: opened.page.url(), title: '', status: null };
+    const navigation = await session.goto(params.url, params.waitUntil, params.timeout);
+    return { ...navigation, page_id: opened.id };
+  },
+});
+
+export const pagesMethods = [pagesList, pagesSelect, pagesOpen, pagesClose];

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
+import { NAVIGATION_TIMEOUT_MS, NavigationResult } from '../params.js';
 import { clipboardOf } from '../../browser/engine/sessionClipboard.js';
 import { LIST_TITLE_TIMEOUT_MS } from '../../browser/session/session.js';
 import { traceDeps } from './artifacts.js';
@@ -39,6 +40,14 @@ export const sessionCreate = defineMethod({
       }),
     ),
     storageState: Type.Optional(StorageStateInputSchema),
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description:
+          'Navigate the new session to this URL (inside the allow-list) as page.goto with waitUntil load does; the answer then carries its url, title and status. If the navigation fails, the session is closed and the call fails with its error.',
+      }),
+    ),
     ...EmulationParams,
     dialogs: Type.Optional(DialogPolicyParam),
     traceOnFailure: Type.Optional(
@@ -56,8 +65,16 @@ export const sessionCreate = defineMethod({
   },
   result: Type.Object({
     session_id: Type.String({ description: 'Pass this to every session-scoped method.' }),
+    ...Type.Partial(NavigationResult).properties,
   }),
-  errors: ['LIMIT_REACHED', 'RESOURCE_UNAVAILABLE', 'INVALID_PARAMS'],
+  errors: [
+    'LIMIT_REACHED',
+    'RESOURCE_UNAVAILABLE',
+    'INVALID_PARAMS',
+    'NAVIGATION_BLOCKED',
+    'TIMEOUT',
+    'ACTION_FAILED',
+  ],
   readOnly: false,
   async handler(params, { services, principal }) {
     if (params.proxy !== undefined) {
@@ -87,6 +104,14 @@ export const sessionCreate = defineMethod({
         },
       );
     }
+    // A URL the allow-list refuses fails the create before any session exists.
+    const verdict = params.url === undefined ? undefined : services.policy.checkNavigation(params.url);
+    if (verdict !== undefined && !verdict.allowed)
+      throw new ServiceError(
+        'NAVIGATION_BLOCKED',
+        `session.create url ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
+        { url: params.url, reason: verdict.reason },
+      );
     const session = await services.sessions.create(
       {
         ...emulationOverrides(params, { viewport: params.viewport, userAgent: params.userAgent }),
@@ -110,7 +135,14 @@ export const sessionCreate = defineMethod({
         throw error;
       }
     }
-    return { session_id: session.id };
+    if (params.url === undefined) return { session_id: session.id };
+    try {
+      // No call can reach the session before its id is answered: its lock is not needed yet.
+      return { session_id: session.id, ...(await session.goto(params.url, 'load', NAVIGATION_TIMEOUT_MS)) };
+    } catch (error) {
+      await services.sessions.close(session.id);
+      throw error;
+    }
   },
 });
 
