@@ -1300,7 +1300,7 @@ export interface PageTypeResult {
   };
 }
 
-/** Params of page.scroll: Scroll an element into view (selector or ref), or turn the mouse wheel by a delta. */
+/** Params of page.scroll: Scroll an element into view (selector or ref), turn the mouse wheel by a delta, or scroll until a text or element appears. */
 export interface PageScrollParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
@@ -1315,6 +1315,15 @@ export interface PageScrollParams {
     /** Pixels down (negative: up; default 0). */
     dy?: number;
   };
+  /** Scroll until one of these appears (exactly one). */
+  until?: {
+    /** Until this text is visible. */
+    text?: string;
+    /** Until an element this selector matches is visible. */
+    selector?: string;
+  };
+  /** With until: wheel turns at most (default 20). */
+  maxScrolls?: number;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
@@ -1327,6 +1336,8 @@ export interface PageScrollParams {
 export interface PageScrollResult {
   /** True when the action completed. */
   ok: boolean;
+  /** With until: the wheel turns it took. */
+  scrolls?: number;
   /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
   navigated?: true;
   /** The new document's title, when the action navigated. */
@@ -1755,7 +1766,7 @@ export interface PageSetViewportResult {
   height: number;
 }
 
-/** Params of page.upload: Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64. */
+/** Params of page.upload: Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64 or text. */
 export interface PageUploadParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
@@ -1770,7 +1781,9 @@ export interface PageUploadParams {
     /** The MIME type the page sees (default application/octet-stream). */
     mimeType?: string;
     /** The content, base64 (padded, no line breaks). All files together decode to at most MAX_UPLOAD_BYTES. */
-    base64: string;
+    base64?: string;
+    /** Instead of base64: the content as text, sent as UTF-8 (a CSV, a JSON file, notes). */
+    text?: string;
   }>;
   /** Milliseconds to wait for the element and, for a button, its file chooser (default 15000). */
   timeout?: number;
@@ -2500,7 +2513,7 @@ export interface DownloadsListResult {
   }>;
 }
 
-/** Params of downloads.get: Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on). */
+/** Params of downloads.get: Read a saved download as base64, or as text for a text file, in slices of at most 5 MiB (offset and nextOffset page on). */
 export interface DownloadsGetParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
@@ -2510,6 +2523,8 @@ export interface DownloadsGetParams {
   offset?: number;
   /** Bytes to read at most (default and ceiling 5242880). */
   maxBytes?: number;
+  /** base64 (default), or text: the bytes as UTF-8 text, in `text` instead of `base64`. */
+  encoding?: 'base64' | 'text';
   /** Accepted and ignored: a read-only call runs again on a repeat. */
   idempotency_key?: string;
 }
@@ -2517,7 +2532,7 @@ export interface DownloadsGetParams {
 /** Result of downloads.get. */
 export interface DownloadsGetResult {
   /** The bytes read, base64-encoded. */
-  base64: string;
+  base64?: string;
   /** How many bytes were read. */
   bytes: number;
   /** Where they start in the file. */
@@ -2526,6 +2541,8 @@ export interface DownloadsGetResult {
   size: number;
   /** Where the next slice starts; absent once the end is read. */
   nextOffset?: number;
+  /** The bytes read, as UTF-8 text (encoding text). */
+  text?: string;
   name: string;
   mime: string | null;
 }
@@ -3889,9 +3906,9 @@ export interface RpcApi {
      */
     type: (params: PageTypeParams, options?: CallOptions) => Promise<PageTypeResult>;
     /**
-     * Scroll an element into view (selector or ref), or turn the mouse wheel by a delta.
+     * Scroll an element into view (selector or ref), turn the mouse wheel by a delta, or scroll until a text or element appears.
      *
-     * Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end.
+     * Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end; until turns the wheel (by delta, default 600 px down) until the text or selector is visible, then scrolls it into view, for feeds that load more as they scroll: at most maxScrolls turns within the timeout, else ACTION_FAILED with the turns made.
      *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.
@@ -3961,7 +3978,7 @@ export interface RpcApi {
      */
     setViewport: (params: PageSetViewportParams, options?: CallOptions) => Promise<PageSetViewportResult>;
     /**
-     * Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64.
+     * Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64 or text.
      *
      * The target is an <input type=file>, visible or hidden, or an element whose click opens a file chooser (a styled button that calls input.click()); anything else fails with ACTION_FAILED. Several files only for an input with multiple. An empty files list clears the input. At most 20 files, decoding to MAX_UPLOAD_BYTES together (by default what BODY_LIMIT lets through as base64). The page gets input and change events as from a person.
      *
@@ -4157,7 +4174,9 @@ export interface RpcApi {
      */
     list: (params: DownloadsListParams, options?: CallOptions) => Promise<DownloadsListResult>;
     /**
-     * Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on).
+     * Read a saved download as base64, or as text for a text file, in slices of at most 5 MiB (offset and nextOffset page on).
+     *
+     * encoding text decodes the bytes as UTF-8 (a CSV, JSON or a page of text): a character the slice would cut starts the next slice instead, and a file that is no UTF-8 text is INVALID_PARAMS.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, ACTION_FAILED, DIALOG_PENDING.

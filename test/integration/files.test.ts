@@ -272,6 +272,40 @@ describe('downloads', () => {
     await s.close();
   });
 
+  it('downloads.get encoding text: a text file as text, no slice cutting a character, a binary file refused', async () => {
+    const s = await open('/files/downloads');
+    await s.call('page.click', { selector: '#attachment' });
+    expect((await s.ended('d1')).state).toBe('saved');
+    const whole = await s.call<Slice & { text: string }>('downloads.get', {
+      download_id: 'd1',
+      encoding: 'text',
+    });
+    expect(whole.text).toBe(ATTACHMENT_TEXT);
+    expect(whole).not.toHaveProperty('base64');
+    // Slices of 5 bytes cut '—' (3 bytes), 'é' (2) and '✓' (3) somewhere: each slice ends before
+    // the character it would cut, and the slices add up to the file.
+    let text = '';
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const slice: Slice & { text: string } = await s.call('downloads.get', {
+        download_id: 'd1',
+        encoding: 'text',
+        offset,
+        maxBytes: 5,
+      });
+      expect(slice.bytes).toBe(Buffer.byteLength(slice.text));
+      text += slice.text;
+      offset = slice.nextOffset;
+    }
+    expect(text).toBe(ATTACHMENT_TEXT);
+    await s.call('page.click', { selector: '#medium' });
+    expect((await s.ended('d2')).state).toBe('saved');
+    const binary = await s.fails('downloads.get', { download_id: 'd2', encoding: 'text' }, -32602);
+    expect(binary.message).toContain('encoding base64');
+    await s.fails('downloads.get', { download_id: 'd1', encoding: 'utf16' }, -32602);
+    await s.close();
+  });
+
   it('a link or a navigation to a host outside the allow-list downloads nothing, and the decoy sees no hit', async () => {
     if (decoy === undefined) throw new Error('no decoy');
     const blocked = `${decoy.url}/files/attachment.txt`;
@@ -386,6 +420,26 @@ describe('page.upload', () => {
     // An empty list clears it.
     await s.call('page.upload', { selector: '#visible', files: [] });
     expect(await s.evaluate<number>("document.querySelector('#visible').files.length")).toBe(0);
+    await s.close();
+  });
+
+  it('takes a file as text (sent as UTF-8) as well as base64, exactly one of them', async () => {
+    const s = await open('/files/upload');
+    const answer = await s.call('page.upload', {
+      selector: '#visible',
+      files: [{ name: 'notes.csv', mimeType: 'text/csv', text: 'a,b\ncafé,1\n' }],
+    });
+    expect(answer).toMatchObject({ files: [{ name: 'notes.csv', mimeType: 'text/csv', bytes: 12 }] });
+    await waitFor(async () => (await s.text('#out-visible')) !== 'none', 5000, 'the readout');
+    expect(await readout(s, 'visible')).toEqual([
+      { name: 'notes.csv', size: 12, type: 'text/csv', text: 'a,b\ncafé,1\n' },
+    ]);
+    await s.fails('page.upload', { selector: '#visible', files: [{ name: 'x.txt' }] }, -32602);
+    await s.fails(
+      'page.upload',
+      { selector: '#visible', files: [{ name: 'x.txt', text: 'a', base64: b64('a') }] },
+      -32602,
+    );
     await s.close();
   });
 

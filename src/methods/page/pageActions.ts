@@ -1,7 +1,9 @@
 // The page.* actions beyond the seed's click, fill and press (page.ts): hover, double
 // click, focus, check, select, type, scroll and history. Each is one real Playwright input call on
 // the element a selector or snapshot ref names, never an event synthesised in the page.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { Locator, Page } from 'playwright-core';
 import { doubleClick } from '../../browser/page/doubleClick.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { checkButton, checkTyping } from './clipboardInput.js';
@@ -177,11 +179,20 @@ const DeltaPx = Type.Integer({
   default: 0,
 });
 
+/** page.scroll until: wheel turns at most (default), and its ceiling. */
+const SCROLL_UNTIL_DEFAULT = 20;
+const SCROLL_UNTIL_MAX = 200;
+/** page.scroll until: one wheel turn, when no delta says otherwise. */
+const SCROLL_UNTIL_STEP_PX = 600;
+/** page.scroll until: the pause after each turn, for what the page loads as it scrolls. */
+const SCROLL_UNTIL_PAUSE_MS = 200;
+
 export const pageScroll = defineActionMethod({
   name: 'page.scroll',
-  summary: 'Scroll an element into view (selector or ref), or turn the mouse wheel by a delta',
+  summary:
+    'Scroll an element into view (selector or ref), turn the mouse wheel by a delta, or scroll until a text or element appears',
   description:
-    'Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end.',
+    'Exactly one form: selector or ref scrolls that element into view (in whatever container scrolls it); delta turns the mouse wheel where the mouse is (the top left corner, or the element of the last page.hover) and does not wait for smooth scrolling to end; until turns the wheel (by delta, default 600 px down) until the text or selector is visible, then scrolls it into view, for feeds that load more as they scroll: at most maxScrolls turns within the timeout, else ACTION_FAILED with the turns made.',
   params: {
     ...Target,
     delta: Type.Optional(
@@ -196,13 +207,52 @@ export const pageScroll = defineActionMethod({
         },
       ),
     ),
+    until: Type.Optional(
+      Type.Object(
+        {
+          text: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 1000, description: 'Until this text is visible.' }),
+          ),
+          selector: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 2000,
+              description: 'Until an element this selector matches is visible.',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'Scroll until one of these appears (exactly one).' },
+      ),
+    ),
+    maxScrolls: Type.Integer({
+      minimum: 1,
+      maximum: SCROLL_UNTIL_MAX,
+      default: SCROLL_UNTIL_DEFAULT,
+      description: `With until: wheel turns at most (default ${SCROLL_UNTIL_DEFAULT}).`,
+    }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  result: Ok,
+  result: Type.Object({
+    ...Ok.properties,
+    scrolls: Type.Optional(Type.Integer({ description: 'With until: the wheel turns it took.' })),
+  }),
   errors: [...ACTION_ERRORS],
   readOnly: false,
   async handler(params, { session }) {
     const element = params.selector !== undefined || params.ref !== undefined;
+    if (params.until !== undefined) {
+      if (element) throw refuse('page.scroll', 'until scrolls by itself: give it without selector or ref');
+      const { text, selector } = params.until;
+      if ((text === undefined) === (selector === undefined))
+        throw refuse('page.scroll', 'until takes exactly one of text and selector');
+      const target =
+        selector !== undefined
+          ? session.page.locator(selector).first()
+          : session.page.getByText(text ?? '').first();
+      const step = params.delta ?? { dx: 0, dy: SCROLL_UNTIL_STEP_PX };
+      const scrolls = await scrollUntil(session.page, target, step, params.maxScrolls, params.timeout);
+      return { ok: true, scrolls };
+    }
     if (element === (params.delta !== undefined))
       throw refuse(
         'page.scroll',
@@ -218,6 +268,34 @@ export const pageScroll = defineActionMethod({
     return { ok: true };
   },
 });
+
+/**
+ * Turns the wheel by `step` until `target` is visible (then scrolls it into view), at most `max`
+ * turns within `timeout`; answers the turns it took, or fails with ACTION_FAILED saying how far it got.
+ */
+async function scrollUntil(
+  page: Page,
+  target: Locator,
+  step: { dx: number; dy: number },
+  max: number,
+  timeout: number,
+): Promise<number> {
+  const deadline = Date.now() + timeout;
+  for (let turns = 0; ; turns++) {
+    if (await target.isVisible()) {
+      await target.scrollIntoViewIfNeeded({ timeout: Math.max(1, deadline - Date.now()) });
+      return turns;
+    }
+    if (turns >= max || Date.now() >= deadline)
+      throw new ServiceError(
+        'ACTION_FAILED',
+        `page.scroll until: not visible after ${turns} wheel turns${turns >= max ? ` (maxScrolls ${max})` : ` (timeout ${timeout} ms)`}: the page may not have it, or it scrolls in another container (page.hover one first).`,
+        { scrolls: turns, maxScrolls: max, timeoutMs: timeout },
+      );
+    await page.mouse.wheel(step.dx, step.dy);
+    await sleep(SCROLL_UNTIL_PAUSE_MS);
+  }
+}
 
 const HISTORY_DESCRIPTION =
   'Answers like page.reload. At the start (or end) of the history nothing happens and navigated is false. An entry outside the allow-list (a page the proxy refused earlier) is NAVIGATION_BLOCKED, and the page is left on about:blank.';

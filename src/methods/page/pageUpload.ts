@@ -1,4 +1,4 @@
-// page.upload: files given inline (base64) set on a file input, hidden or not, or on the file
+// page.upload: files given inline (base64, or text sent as UTF-8) set on a file input, hidden or not, or on the file
 // chooser a button opens. Capped by MAX_UPLOAD_BYTES, which BODY_LIMIT bounds in turn.
 import { Type } from '@sinclair/typebox';
 import { cleanFileName, MAX_FILE_NAME_CHARS } from '../../browser/artifacts/fileNames.js';
@@ -30,11 +30,18 @@ const UploadFileSchema = Type.Object(
       default: 'application/octet-stream',
       description: 'The MIME type the page sees (default application/octet-stream).',
     }),
-    base64: Type.String({
-      pattern: BASE64_PATTERN,
-      description:
-        'The content, base64 (padded, no line breaks). All files together decode to at most MAX_UPLOAD_BYTES.',
-    }),
+    base64: Type.Optional(
+      Type.String({
+        pattern: BASE64_PATTERN,
+        description:
+          'The content, base64 (padded, no line breaks). All files together decode to at most MAX_UPLOAD_BYTES.',
+      }),
+    ),
+    text: Type.Optional(
+      Type.String({
+        description: 'Instead of base64: the content as text, sent as UTF-8 (a CSV, a JSON file, notes).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,7 +49,7 @@ const UploadFileSchema = Type.Object(
 export const pageUpload = defineActionMethod({
   name: 'page.upload',
   summary:
-    'Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64',
+    'Set the files of an <input type=file> (hidden ones too) or of the file chooser a button opens, from base64 or text',
   description: `The target is an <input type=file>, visible or hidden, or an element whose click opens a file chooser (a styled button that calls input.click()); anything else fails with ACTION_FAILED. Several files only for an input with multiple. An empty files list clears the input. At most ${MAX_UPLOAD_FILES} files, decoding to MAX_UPLOAD_BYTES together (by default what BODY_LIMIT lets through as base64). The page gets input and change events as from a person.`,
   params: {
     ...Target,
@@ -65,7 +72,23 @@ export const pageUpload = defineActionMethod({
   errors: ['TIMEOUT', 'ACTION_FAILED', 'STALE_REF', 'INVALID_PARAMS', 'LIMIT_REACHED'],
   readOnly: false,
   async handler(params, { session, services }) {
-    const unpadded = params.files.findIndex((f) => f.base64.length % 4 !== 0);
+    const unclear = params.files.findIndex((f) => (f.base64 === undefined) === (f.text === undefined));
+    if (unclear !== -1)
+      throw new ServiceError(
+        'INVALID_PARAMS',
+        `Invalid params for page.upload: files[${unclear}] needs exactly one of base64 and text.`,
+        {
+          errors: [
+            {
+              path: `/files/${unclear}`,
+              message: 'must have exactly one of base64 and text',
+              keyword: 'oneOf',
+              params: {},
+            },
+          ],
+        },
+      );
+    const unpadded = params.files.findIndex((f) => f.base64 !== undefined && f.base64.length % 4 !== 0);
     if (unpadded !== -1)
       throw new ServiceError(
         'INVALID_PARAMS',
@@ -84,7 +107,7 @@ export const pageUpload = defineActionMethod({
     const files = params.files.map((f) => ({
       name: cleanFileName(f.name, 'file'),
       mimeType: f.mimeType,
-      buffer: Buffer.from(f.base64, 'base64'),
+      buffer: f.base64 !== undefined ? Buffer.from(f.base64, 'base64') : Buffer.from(f.text ?? '', 'utf8'),
     }));
     const total = files.reduce((sum, f) => sum + f.buffer.length, 0);
     const limit = services.config.maxUploadBytes;

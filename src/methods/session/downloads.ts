@@ -2,6 +2,7 @@
 // MAX_SESSION_DOWNLOAD_BYTES and MAX_SESSION_DOWNLOADS, deleted when it ends), read back in slices.
 import { Type } from '@sinclair/typebox';
 import { DownloadInfoSchema } from '../../browser/artifacts/downloadStore.js';
+import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 
 /** One downloads.get (or trace.get) answer carries at most this much of a file (base64 makes it 4/3 larger). */
@@ -63,18 +64,67 @@ export const downloadsList = defineSessionMethod({
   },
 });
 
+/**
+ * The UTF-8 text of a slice: a character cut by the slice's end is left for the next slice (the
+ * bytes answered end before it), and bytes that are no UTF-8 text are refused.
+ */
+export function textSlice(data: Buffer, atEndOfFile: boolean, id: string): { text: string; bytes: number } {
+  let end = data.length;
+  if (!atEndOfFile) {
+    // Back over continuation bytes (10xxxxxx) to the lead byte of the last character; if that
+    // character needs more bytes than the slice holds, it starts the next slice.
+    let lead = end - 1;
+    while (lead > 0 && lead > end - 4 && ((data[lead] ?? 0) & 0xc0) === 0x80) lead--;
+    const first = data[lead] ?? 0;
+    const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+    if (lead + length > end) end = lead;
+    if (end === 0)
+      throw new ServiceError(
+        'INVALID_PARAMS',
+        `maxBytes ${data.length} cuts the first character of this slice of ${id}: read at least 4 bytes at a time.`,
+        {
+          errors: [
+            { path: '/maxBytes', message: 'too small for one character', keyword: 'minimum', params: {} },
+          ],
+        },
+      );
+  }
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(data.subarray(0, end)), bytes: end };
+  } catch {
+    throw new ServiceError(
+      'INVALID_PARAMS',
+      `${id} is not UTF-8 text (a binary file): read it with encoding base64.`,
+      {
+        errors: [
+          { path: '/encoding', message: 'the file is not UTF-8 text', keyword: 'encoding', params: {} },
+        ],
+      },
+    );
+  }
+}
+
 export const downloadsGet = defineSessionMethod({
   name: 'downloads.get',
-  summary: 'Read a saved download as base64, in slices of at most 5 MiB (offset and nextOffset page on)',
+  summary:
+    'Read a saved download as base64, or as text for a text file, in slices of at most 5 MiB (offset and nextOffset page on)',
+  description:
+    'encoding text decodes the bytes as UTF-8 (a CSV, JSON or a page of text): a character the slice would cut starts the next slice instead, and a file that is no UTF-8 text is INVALID_PARAMS.',
   params: {
     download_id: Type.String({
       pattern: '^d[1-9][0-9]{0,8}$',
       description: 'The download, as downloads.list or a navigation answer names it (d1, d2 …).',
     }),
     ...SliceParams,
+    encoding: Type.Union([Type.Literal('base64'), Type.Literal('text')], {
+      default: 'base64',
+      description: 'base64 (default), or text: the bytes as UTF-8 text, in `text` instead of `base64`.',
+    }),
   },
   result: Type.Object({
     ...SliceResult,
+    base64: Type.Optional(SliceResult.base64),
+    text: Type.Optional(Type.String({ description: 'The bytes read, as UTF-8 text (encoding text).' })),
     name: Type.String(),
     mime: Type.Union([Type.String(), Type.Null()]),
   }),
@@ -86,11 +136,11 @@ export const downloadsGet = defineSessionMethod({
       params.offset,
       params.maxBytes,
     );
-    return {
-      ...sliceAnswer(data, params.offset, size),
-      name: info.name,
-      mime: info.mime,
-    };
+    const about = { name: info.name, mime: info.mime };
+    if (params.encoding === 'base64') return { ...sliceAnswer(data, params.offset, size), ...about };
+    const { text, bytes } = textSlice(data, params.offset + data.length >= size, params.download_id);
+    const { base64: _bytes, ...slice } = sliceAnswer(data.subarray(0, bytes), params.offset, size);
+    return { ...slice, text, ...about };
   },
 });
 
