@@ -2,89 +2,16 @@
 // own process and speaks MCP on stdio. Driven by the MCP SDK's Client over the child's pipes, as a
 // stdio MCP client does; no API_KEY is set, since the in-process service makes its own. Closing
 // stdin is how a client goes away: the process must then exit 0 by itself, leaving no Chromium.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
-import { descendants } from '../helpers/procfs.js';
-import { waitFor } from '../helpers/testService.js';
+import { mcpStdioScenario } from '../helpers/stdioMcp.js';
 
 /** The bin as npx runs it (node on the entry file), from source through tsx, as cli.test.ts does. */
 const BIN = ['--import', 'tsx', 'src/cli/main.ts'];
-/** Bound on the process's exit once stdin closed: closing sessions and Chromium takes well under it. */
-const EXIT_TIMEOUT_MS = 30_000;
-/** Bound on start-up and each call: Chromium's launch on a loaded machine stays well under it. */
-const CALL_TIMEOUT_MS = 30_000;
 /** Bound on the whole test: start-up, five calls and the exit, each bounded above. */
 const TEST_TIMEOUT_MS = 120_000;
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/**
- * An MCP client transport on a child's pipes. The SDK's StdioClientTransport would do, but its
- * close() sends SIGTERM after two seconds; here the test closes stdin and nothing else, so an exit
- * can only come from the command noticing its client went away.
- */
-class PipeTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
-
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {}
-
-  start(): Promise<void> {
-    this.child.stdout.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (;;) {
-        // A line that is not a JSON-RPC message throws here: the test fails on stray stdout.
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.buffer.readMessage();
-        } catch (error) {
-          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-          continue;
-        }
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
-    });
-    this.child.on('close', () => this.onclose?.());
-    return Promise.resolve();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.child.stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
-  }
-
-  close(): Promise<void> {
-    this.child.stdin.end();
-    return Promise.resolve();
-  }
-}
-
-/** Whether a process still runs: present in /proc, the same start time, and not a zombie. */
-function running(pid: number, startTime: string): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    // No /proc entry: the process is gone.
-    return false;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[0] !== 'Z' && fields[19] === startTime;
-}
-
-function startTimeOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-}
 
 let fixtures: FixtureServer;
 
@@ -105,91 +32,7 @@ describe('playwright-jsonrpc mcp without a service URL', () => {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', CHROMIUM_PATH },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      const pid = child.pid;
-      if (pid === undefined) throw new Error('the mcp command did not start');
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        child.once('exit', (code, signal) => resolve({ code, signal })),
-      );
-      const strays: Error[] = [];
-      const client = new Client({ name: 'mcp-in-process-test', version: '1.0.0' });
-      client.onerror = (error) => strays.push(error);
-      try {
-        await client.connect(new PipeTransport(child), { timeout: CALL_TIMEOUT_MS });
-        const options = { timeout: CALL_TIMEOUT_MS };
-
-        // The core menu, as /mcp lists it by default: no optional group.
-        const names = (await client.listTools(undefined, options)).tools.map((t) => t.name);
-        expect(names).toEqual(
-          expect.arrayContaining([
-            'session_create',
-            'page_goto',
-            'page_text',
-            'session_close',
-            'tools_enable',
-          ]),
-        );
-        expect(names).not.toContain('cookies_get');
-        expect(names).not.toContain('network_route');
-
-        const created = await client.callTool({ name: 'session_create', arguments: {} }, undefined, options);
-        expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
-        const { session_id } = created.structuredContent as { session_id: string };
-        expect(session_id).toMatch(/^s_/);
-        const goto = await client.callTool(
-          { name: 'page_goto', arguments: { session_id, url: `${fixtures.url}/projects` } },
-          undefined,
-          options,
-        );
-        expect(goto.isError, JSON.stringify(goto.content)).toBeFalsy();
-        const text = await client.callTool(
-          { name: 'page_text', arguments: { session_id, selector: 'main' } },
-          undefined,
-          options,
-        );
-        expect(text.isError, JSON.stringify(text.content)).toBeFalsy();
-        expect(JSON.stringify(text.content)).toContain('New Project');
-
-        // Chromium runs below the command's own process (no service elsewhere).
-        const chromium = descendants(pid).filter((p) => /chrom/i.test(p.comm));
-        expect(chromium.length).toBeGreaterThan(0);
-        const tree = chromium.map((p) => ({ pid: p.pid, startTime: startTimeOf(p.pid) }));
-
-        const closed = await client.callTool(
-          { name: 'session_close', arguments: { session_id } },
-          undefined,
-          options,
-        );
-        expect(closed.isError, JSON.stringify(closed.content)).toBeFalsy();
-
-        // The client goes away: stdin closes, and nothing else is sent to the process.
-        child.stdin.end();
-        let timer: NodeJS.Timeout | undefined;
-        const exit = await Promise.race([
-          exited,
-          new Promise<never>((_resolve, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`mcp did not exit within ${EXIT_TIMEOUT_MS} ms of stdin closing`)),
-              EXIT_TIMEOUT_MS,
-            );
-          }),
-        ]).finally(() => clearTimeout(timer));
-        expect(exit, stderr).toEqual({ code: 0, signal: null });
-        await waitFor(
-          () => tree.every((p) => !running(p.pid, p.startTime)),
-          EXIT_TIMEOUT_MS,
-          () => `Chromium of the mcp process to be gone: ${JSON.stringify(tree)}`,
-        );
-        // stdout carried MCP messages only; the log lines went to stderr.
-        expect(strays).toEqual([]);
-        expect(stderr).toContain('the service runs in this process');
-        expect(stderr).toContain('closed the sessions and the browser');
-      } finally {
-        // Only if an assertion failed before the exit: stop the process by its PID. SIGTERM takes the
-        // same path as a closed stdin, so its Chromium is closed too.
-        if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGTERM');
-      }
+      await mcpStdioScenario(child, fixtures.url);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,13 +1,21 @@
 // `npm start` as a CI script runs it (`npm start &` … `kill $!`): the pid a script holds is npm's.
 // SIGTERM to npm must stop the service and its Chromium and free the port; SIGKILL to npm (no
 // chance to forward anything) must leave a service that notices its parent is gone and stops too.
-import { spawn, type ChildProcess } from 'node:child_process';
+// And the package as a user installs it: `npm pack`, installed offline in an empty directory, then
+// `npx playwright-jsonrpc mcp` there. One file, so the builds of npm start and of npm pack (both
+// `tsc -b` into dist/) never run at once.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cmdline } from '../../bench/lib/proc.js';
 import { descendants, processes } from '../helpers/procfs.js';
 import { waitFor } from '../helpers/testService.js';
 import { freePort } from '../helpers/ports.js';
+import { mcpStdioScenario } from '../helpers/stdioMcp.js';
+import { startFixtureServer } from '../fixtures/fixtureServer.js';
 
 /** Up to ready: npm start may run a full tsc build first (a fresh clone has no dist/). */
 const READY_TIMEOUT_MS = 240_000;
@@ -108,5 +116,44 @@ describe('npm start, stopped the way CI scripts stop it', () => {
       await waitFor(() => portFree(run.port), GONE_TIMEOUT_MS, 'the port to be free');
     },
     CASE_TIMEOUT_MS,
+  );
+});
+
+/** Bound on npm pack (a build and 12 MB of bundled dependencies) and on the offline install of it. */
+const PACK_TIMEOUT_MS = 240_000;
+
+describe('the npm pack tarball', () => {
+  it(
+    'installs offline in an empty directory, and npx playwright-jsonrpc mcp runs the service there',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pw-rpc-pack-'));
+      const fixtures = await startFixtureServer();
+      try {
+        // The dependencies are bundled: the install reads nothing from a registry (--offline).
+        const npm = (args: string[], cwd: string) =>
+          execFileSync('npm', args, { cwd, stdio: 'pipe', timeout: PACK_TIMEOUT_MS, encoding: 'utf8' });
+        npm(['pack', '--pack-destination', dir], process.cwd());
+        const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+        if (tarball === undefined) throw new Error('npm pack wrote no tarball');
+        const app = join(dir, 'app');
+        mkdirSync(app);
+        writeFileSync(join(app, 'package.json'), '{"name":"pack-test","version":"1.0.0","private":true}\n');
+        npm(['install', '--offline', '--no-audit', '--no-fund', join(dir, tarball)], app);
+        const child = spawn('npx', ['--no-install', 'playwright-jsonrpc', 'mcp'], {
+          cwd: app,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '/root',
+            ...(process.env.CHROMIUM_PATH === undefined ? {} : { CHROMIUM_PATH: process.env.CHROMIUM_PATH }),
+          },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        await mcpStdioScenario(child, fixtures.url);
+      } finally {
+        await fixtures.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    3 * PACK_TIMEOUT_MS,
   );
 });
