@@ -25,7 +25,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     "Reads the sessionStorage of the page's site in this tab: every item, or the keys you name, as {key: value}.",
   'sessionStorage.set':
     "Sets items in the sessionStorage of the page's site, {key: value}; the page's scripts see them at once.",
-  'sessionStorage.clear': "Removes items from the sessionStorage of the page's site: the keys you name, or all.",
+  'sessionStorage.clear':
+    "Removes items from the sessionStorage of the page's site: the keys you name, or all.",
   'page.goto':
     'Opens a URL and waits for the page to settle. Returns the final URL, the title and the HTTP status.',
   'page.waitFor':

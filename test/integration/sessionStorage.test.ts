@@ -63,7 +63,9 @@ describe('sessionStorage', () => {
     const s = await session('/static');
     try {
       // Over MAX_SESSION_STORAGE_CHARS (1,000,000): LIMIT_REACHED, and the keys still readable.
-      await s.evaluate('(() => { for (let i = 0; i < 3; i++) sessionStorage.setItem("big" + i, "x".repeat(400000)); })()');
+      await s.evaluate(
+        '(() => { for (let i = 0; i < 3; i++) sessionStorage.setItem("big" + i, "x".repeat(400000)); })()',
+      );
       const over = await s.fails('sessionStorage.get', {}, -32003);
       expect(over.data).toMatchObject({ limit: 'MAX_SESSION_STORAGE_CHARS', size: 1_200_012 });
       expect((await s.call<{ count: number }>('sessionStorage.get', { keys: ['big0'] })).count).toBe(1);
