@@ -32,10 +32,19 @@ export const POPUP_RATE = 1;
 export const CONSOLE_DROP_REPORT_MS = 1000;
 /** How the page's own report of what it dropped begins (a warning in the session's console log). */
 export const CONSOLE_DROP_MARK = '[playwright-jsonrpc]';
+/**
+ * Marks the last argument the wrapper adds to a console call: where the page called it from
+ * (url:line:column). The wrapper is the frame Chromium reports a console call at, so without it
+ * every entry's location would be the wrapper's; the service takes the argument off the text.
+ */
+export const CONSOLE_LOCATION_MARK = '\u2063@';
+/** The console methods whose calls carry their location (those whose extra arguments are printed). */
+const LOCATED = ['log', 'info', 'warn', 'error', 'debug', 'trace'];
 
 /**
  * Runs in every document of a service context before the page's own scripts: console methods cut
- * long string arguments, so one console.log of 500 MB sends 4 KB over CDP. Past `rate` a second
+ * long string arguments, so one console.log of 500 MB sends 4 KB over CDP, and say where they were
+ * called from (CONSOLE_LOCATION_MARK). Past `rate` a second
  * (after a burst), console calls do nothing but count, and uncaught errors and rejections are
  * marked handled (preventDefault on their event, the first listener of the window), so Chromium
  * does not report them over the browser pipe every session shares; once a second the counts are
@@ -82,10 +91,19 @@ export function pageGuardScript(budget: { rate?: number; burst?: number } = {}):
   for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'count', 'timeLog', 'group', 'groupCollapsed']) {
     const original = console[name];
     if (typeof original !== 'function') continue;
+    const located = ${JSON.stringify(LOCATED)}.includes(name);
     const wrapped = function (...args) {
-      if (consoleBudget()) return original.apply(this, args.map(cut));
-      drop('console calls');
-      return undefined;
+      if (!consoleBudget()) {
+        drop('console calls');
+        return undefined;
+      }
+      const out = args.map(cut);
+      if (located) {
+        // The caller's frame: the line after this function's own in the stack.
+        const frame = (String(new Error().stack).split('\\n')[2] || '').match(/\\(?([^\\s(]+):(\\d+):(\\d+)\\)?\\s*$/);
+        if (frame) out.push(${JSON.stringify(CONSOLE_LOCATION_MARK)} + frame[1] + ':' + frame[2] + ':' + frame[3]);
+      }
+      return original.apply(this, out);
     };
     console[name] = wrapped;
   }

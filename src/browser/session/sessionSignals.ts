@@ -1,7 +1,7 @@
 import type { ConsoleMessage, Frame, Page, Request, Response } from 'playwright-core';
 import { BLOCKED_HEADER } from '../network/egressProxy.js';
 import type { BlockedEntry } from '../page/navigation.js';
-import { capUrl, CONSOLE_DROP_MARK } from '../engine/pageGuards.js';
+import { capUrl, CONSOLE_DROP_MARK, CONSOLE_LOCATION_MARK } from '../engine/pageGuards.js';
 import { RequestLog } from '../network/requestLog.js';
 import { RingBuffer } from '../events/ringBuffer.js';
 import type { SessionEvents } from '../events/sessionEvents.js';
@@ -167,12 +167,18 @@ export class SessionSignals {
   }
 
   private onConsole(message: ConsoleMessage, pageId: string | undefined): void {
+    const { text: said, at } = calledFrom(message.text());
     const loc = message.location();
-    const text = clip(message.text());
+    const text = clip(said);
     // Chromium's own "Failed to load resource" line repeats a failed request, which is its own event.
     if (message.type() === 'error' && !RESOURCE_FAILURE.test(text))
       this.events.push({ kind: 'consoleError', source: 'console', text });
-    const location = loc.url ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}` : undefined;
+    const location =
+      at !== undefined
+        ? `${capUrl(at.url)}:${at.line}:${at.column}`
+        : loc.url
+          ? `${capUrl(loc.url)}:${loc.lineNumber}:${loc.columnNumber}`
+          : undefined;
     const seq = this.log.record({ kind: 'console', level: message.type(), text, location, page_id: pageId });
     this.console.push({ seq, type: message.type(), text, location, timestamp: new Date().toISOString() });
   }
@@ -273,4 +279,18 @@ export class SessionSignals {
       mainFrame,
     });
   }
+}
+
+/** The console text without the location the page's console wrapper added to it, and that location. */
+export function calledFrom(text: string): {
+  text: string;
+  at?: { url: string; line: number; column: number };
+} {
+  const mark = text.lastIndexOf(CONSOLE_LOCATION_MARK);
+  if (mark === -1) return { text };
+  const found = /^(.+):(\d+):(\d+)$/.exec(text.slice(mark + CONSOLE_LOCATION_MARK.length));
+  if (found === null) return { text };
+  // The wrapper adds it as a last argument: the text joins arguments with a space.
+  const said = text.slice(0, mark).replace(/ $/, '');
+  return { text: said, at: { url: found[1] ?? '', line: Number(found[2]), column: Number(found[3]) } };
 }
