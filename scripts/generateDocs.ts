@@ -281,9 +281,12 @@ export function renderConfigDoc(
     '# Configuration',
     '',
     'Environment variables, validated at start-up: a bad value stops the service with a message naming',
-    'the variable (exit code 2). An optional YAML file named by `CONFIG_FILE` may set the same keys,',
-    'with `${ENV_VAR}` substitution; environment variables win over the file, and the file over the',
-    'defaults. An empty value counts as unset.',
+    'the variable (exit code 2). An optional YAML file named by `CONFIG_FILE` (when it is not set at',
+    'all, `playwright-jsonrpc.yaml` of the working directory if there is one; `CONFIG_FILE=` reads',
+    'none) may set the same keys, with `${ENV_VAR}` substitution: a `${ENV_VAR}` that is not set',
+    'stops the start naming it, and `${ENV_VAR:-default}` gives a default (`${ENV_VAR:-}` an empty',
+    'one). Environment variables win over the file, and the file over the defaults. An empty value',
+    'counts as unset.',
     '',
   ];
   const known = new Set(Object.keys(groups));

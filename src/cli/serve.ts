@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { wideTrustWarning } from '../config/configProxies.js';
-import { createLogger, type Logger } from '../observability/logger.js';
+import { createLogger, logDestination, type Logger } from '../observability/logger.js';
+import { loadDotEnv } from './dotEnv.js';
 import { BrowserNotFoundError, startService } from '../service.js';
 import { watchParent } from './parentWatch.js';
 
@@ -59,6 +60,7 @@ export function startLine(base: string): string {
 export async function serve(options: ServeOptions): Promise<void> {
   let config;
   try {
+    loadDotEnv();
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -67,7 +69,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(
+    config.logLevel,
+    logDestination(config.logFiles ? { dir: config.logDir } : undefined),
+  );
   if (config.apiKeys.length === 0) {
     // Never run open: make a key, print it once on stderr (not through the logger), and warn.
     const key = randomBytes(24).toString('base64url');

@@ -3,7 +3,8 @@
 // check, so the whole configuration is one readable function; groups of keys with their own loaders
 // live in config*.ts beside it (caps, idempotency, live streams, pool, replicas, browser tier, UI,
 // trusted proxies).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { loadBodyCaps, type BodyCaps } from './configCaps.js';
 import { loadBrowserTierConfig, type BrowserTierConfig } from './configBrowserTier.js';
@@ -59,6 +60,8 @@ export interface Config
   chromiumPath: string | undefined;
   logLevel: string;
   logDir: string;
+  /** LOG_FILES: the log lines also in LOG_DIR/combined.log and (errors) LOG_DIR/error.log. */
+  logFiles: boolean;
   /** AGENT_SECRET. Unset only until main.ts generates one: the hub refuses every agent without it. */
   agentSecret: string | undefined;
   cdpUrl: string | undefined;
@@ -130,10 +133,29 @@ export class ConfigError extends Error {
 
 type Source = Partial<Record<string, string | undefined>>;
 
-/** Replaces `${NAME}` in a YAML value with the environment's NAME (empty when unset). */
-export function substituteEnv(value: string, env: Source): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? '');
+/**
+ * Replaces `${NAME}` in a YAML value of `key` with the environment's NAME, and `${NAME:-default}`
+ * with it or, when NAME is unset or empty, the default. A `${NAME}` whose NAME is unset is an error:
+ * a typo in `${API_KEY}` must not quietly become an empty value (and a generated key).
+ */
+export function substituteEnv(value: string, env: Source, key = 'CONFIG_FILE'): string {
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_m, name: string, fallback: string | undefined) => {
+      const set = env[name];
+      if (fallback !== undefined) return set === undefined || set === '' ? fallback : set;
+      if (set === undefined)
+        throw new ConfigError(
+          key,
+          `\${${name}} in the config file is not set in the environment: set ${name}, or write \${${name}:-default} for a default (\${${name}:-} for none)`,
+        );
+      return set;
+    },
+  );
 }
+
+/** The config file read when CONFIG_FILE is not set at all (an empty CONFIG_FILE reads none). */
+export const DEFAULT_CONFIG_FILE = 'playwright-jsonrpc.yaml';
 
 function readConfigFile(path: string, env: Source): Source {
   let text: string;
@@ -157,7 +179,7 @@ function readConfigFile(path: string, env: Source): Source {
     }
     if (raw === null || typeof raw === 'object')
       throw new ConfigError(key, 'must be a scalar in the config file');
-    out[key] = substituteEnv(String(raw), env);
+    out[key] = substituteEnv(String(raw), env, key);
   }
   return out;
 }
@@ -177,8 +199,10 @@ function bool(name: string, raw: string): boolean {
 }
 
 /** Environment variables win over the YAML file (CONFIG_FILE), which wins over the defaults. */
-export function loadConfig(env: Source = process.env): Config {
-  const file = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE, env) : {};
+export function loadConfig(env: Source = process.env, cwd = process.cwd()): Config {
+  const byDefault = join(cwd, DEFAULT_CONFIG_FILE);
+  const path = env.CONFIG_FILE ?? (existsSync(byDefault) ? byDefault : undefined);
+  const file = path ? readConfigFile(path, env) : {};
   const get = (key: ConfigKey): string => {
     const fromEnv = env[key];
     if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
@@ -318,6 +342,7 @@ export function loadConfig(env: Source = process.env): Config {
     chromiumPath: get('CHROMIUM_PATH') || undefined,
     logLevel,
     logDir: get('LOG_DIR'),
+    logFiles: bool('LOG_FILES', get('LOG_FILES')),
     agentSecret: get('AGENT_SECRET') || undefined,
     cdpUrl,
     agentAllowedOrigins,

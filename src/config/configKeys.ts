@@ -173,7 +173,13 @@ export const CONFIG_KEYS = {
   LOG_DIR: {
     default: 'logs',
     group: 'agents',
-    description: 'Where the evaluation log (evaluations.jsonl) is written.',
+    description: 'Where the evaluation log (evaluations.jsonl) is written, and with LOG_FILES the log files.',
+  },
+  LOG_FILES: {
+    default: 'false',
+    group: 'process',
+    description:
+      'true: every log line also goes to LOG_DIR/combined.log, and those at error and above to LOG_DIR/error.log (appended; the same scrubbed lines as stdout).',
   },
   AGENT_SECRET: {
     default: '',

@@ -1,4 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { scrubValue } from './scrub.js';
 
 export type { Logger };
@@ -57,4 +59,24 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/**
+ * Where the service's log lines go: stdout, and with LOG_FILES also `dir`/combined.log (every line)
+ * and `dir`/error.log (error and above), appended, the directory made if need be.
+ */
+export function logDestination(files: { dir: string } | undefined): DestinationStream {
+  if (files === undefined) return pino.destination(1);
+  mkdirSync(files.dir, { recursive: true });
+  return pino.multistream([
+    { level: 'trace', stream: pino.destination(1) },
+    {
+      level: 'trace',
+      stream: pino.destination({ dest: join(files.dir, 'combined.log'), append: true, mkdir: true }),
+    },
+    {
+      level: 'error',
+      stream: pino.destination({ dest: join(files.dir, 'error.log'), append: true, mkdir: true }),
+    },
+  ]);
 }

@@ -10,7 +10,7 @@ import {
 } from '../../src/config/configKeys.js';
 import { ROUTE_BODY_CEILING_BYTES } from '../../src/config/configCaps.js';
 import { ROUTE_BODY_SCHEMA_CEILING_BYTES } from '../../src/browser/network/sessionRoutes.js';
-import { loadConfig, substituteEnv } from '../../src/config/config.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, substituteEnv } from '../../src/config/config.js';
 import { configError } from '../helpers/configError.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-jsonrpc-config-'));
@@ -177,9 +177,28 @@ describe('CONFIG_FILE (YAML)', () => {
     expect(c.logLevel).toBe('warn');
   });
 
-  it('an unset ${VAR} becomes empty, so the default applies', () => {
-    const path = yamlFile('LOG_LEVEL: "${SURELY_NOT_SET_ANYWHERE}"\n');
-    expect(loadConfig({ CONFIG_FILE: path }).logLevel).toBe('info');
+  it('an unset ${VAR} is an error naming the key and the variable; ${VAR:-default} gives the default', () => {
+    const unset = configError({ CONFIG_FILE: yamlFile('LOG_LEVEL: "${SURELY_NOT_SET_ANYWHERE}"\n') });
+    expect(unset.variable).toBe('LOG_LEVEL');
+    expect(unset.message).toContain('${SURELY_NOT_SET_ANYWHERE} in the config file is not set');
+    expect(unset.message).toContain('${SURELY_NOT_SET_ANYWHERE:-default}');
+    const withDefault = yamlFile(
+      'LOG_LEVEL: "${SURELY_NOT_SET_ANYWHERE:-warn}"\nMAX_SESSIONS: "${NONE:-}"\n',
+    );
+    const c = loadConfig({ CONFIG_FILE: withDefault });
+    expect(c.logLevel).toBe('warn');
+    // An explicit empty default: the key's own default applies.
+    expect(c.maxSessions).toBe(loadConfig({ CONFIG_FILE: '' }).maxSessions);
+    // Set (even empty) wins over the written default.
+    expect(loadConfig({ CONFIG_FILE: withDefault, SURELY_NOT_SET_ANYWHERE: 'error' }).logLevel).toBe('error');
+  });
+
+  it(`reads ${DEFAULT_CONFIG_FILE} of the working directory when CONFIG_FILE is not set, and none when it is empty`, () => {
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    writeFileSync(join(cwd, DEFAULT_CONFIG_FILE), 'PORT: 4321\n');
+    expect(loadConfig({}, cwd).port).toBe(4321);
+    expect(loadConfig({ CONFIG_FILE: '' }, cwd).port).toBe(3337);
+    expect(loadConfig({}, dir).port).toBe(3337);
   });
 
   it('environment variables win over the file', () => {
@@ -215,7 +234,11 @@ describe('CONFIG_FILE (YAML)', () => {
 describe('substituteEnv', () => {
   it('replaces each ${NAME} and leaves other dollar signs alone', () => {
     expect(substituteEnv('${A}-${B}-$C-${}', { A: '1', B: '2', C: '3' })).toBe('1-2-$C-${}');
-    expect(substituteEnv('${MISSING}x', {})).toBe('x');
+    expect(substituteEnv('${EMPTY}x', { EMPTY: '' })).toBe('x');
+    expect(substituteEnv('${MISSING:-d}x', {})).toBe('dx');
+    expect(() => substituteEnv('${MISSING}x', {}, 'PORT')).toThrow(
+      /PORT: \$\{MISSING\} in the config file is not set/,
+    );
   });
 });
 
