@@ -50,6 +50,8 @@ export interface SessionCreateParams {
   };
   /** Navigate the new session to this URL (inside the allow-list) as page.goto with waitUntil load does; the answer then carries its url, title and status. If the navigation fails, the session is closed and the call fails with its error. */
   url?: string;
+  /** Values to type by name (page.fill or page.type with secret: "NAME") that no answer shows: each is replaced by <secret:NAME> wherever an answer would carry it. Names in capitals (PASSWORD, API_TOKEN); values 4 to 4096 characters; at most 32. */
+  secrets?: Record<string, string>;
   /** A Playwright device descriptor by name ('iPhone 13', 'Pixel 7', 'Desktop Chrome' …): its viewport, device scale factor, mobile mode, touch and user agent. viewport and userAgent given beside it win. */
   device?: string;
   /** navigator.language, Accept-Language and Intl's default locale, e.g. de-DE. */
@@ -731,7 +733,9 @@ export interface PageFillParams {
   /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** The text to put in the field (replaces its content). */
-  value: string;
+  value?: string;
+  /** Instead of the text: the name of a secret given at session.create; answers show <secret:NAME>. */
+  secret?: string;
   /** Milliseconds to wait for the element (default 15000). */
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
@@ -1243,7 +1247,9 @@ export interface PageTypeParams {
   /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
   ref?: string;
   /** The text to type (at most 2000 characters). */
-  text: string;
+  text?: string;
+  /** Instead of the text: the name of a secret given at session.create; answers show <secret:NAME>. */
+  secret?: string;
   /** Milliseconds between keys (default 0, at most 1000), for pages that debounce. */
   delay?: number;
   /** Milliseconds to wait for the element (default 15000). */

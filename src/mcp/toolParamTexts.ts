@@ -50,7 +50,7 @@ export const BRIEF_PARAM_TEXTS: Readonly<Record<string, Readonly<Record<string, 
     since: 'A previous revision: answer only what changed.',
     cursor: 'From a previous answer: read on.',
   },
-  'page.fill': { value: 'Replaces the field’s content.' },
+  'page.fill': { value: 'Replaces the field’s content.', secret: 'Instead of value: a secret’s name.' },
   'page.press': { key: 'Enter, Tab, ArrowDown, Control+A …' },
   'page.select': {
     values: 'Option values.',

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { Session } from '../browser/session/session.js';
 import { failureTracing } from '../browser/artifacts/traceStore.js';
+import { redactError, redactSecrets } from './session/sessionSecrets.js';
 import { CallerGoneError } from '../errors/serviceError.js';
 import {
   methodDefiner,
@@ -68,15 +69,23 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
       const session = ctx.services.sessions.resolve(validated.session_id, ctx.principal);
       // A step of page.act runs under the lock its page.act holds: taking it again would wait forever.
       if (held.getStore() === session) return spec.handler(validated, { ...ctx, session });
-      return session.run(() => {
-        // Queued behind another call and the caller has gone meanwhile (a client that timed out and
-        // retries): running it now would act twice, so it does not run.
-        if (ctx.signal.aborted) throw new CallerGoneError(spec.name);
-        const run = () => held.run(session, () => spec.handler(validated, { ...ctx, session }));
-        // A session created with traceOnFailure records each call (page.act's steps within its own).
-        const tracing = traceable ? failureTracing(session) : undefined;
-        return tracing === undefined ? run() : tracing.around(spec.name, run);
-      });
+      return session
+        .run(() => {
+          // Queued behind another call and the caller has gone meanwhile (a client that timed out and
+          // retries): running it now would act twice, so it does not run.
+          if (ctx.signal.aborted) throw new CallerGoneError(spec.name);
+          const run = () => held.run(session, () => spec.handler(validated, { ...ctx, session }));
+          // A session created with traceOnFailure records each call (page.act's steps within its own).
+          const tracing = traceable ? failureTracing(session) : undefined;
+          return tracing === undefined ? run() : tracing.around(spec.name, run);
+        })
+        .then(
+          // A session given secrets never answers one (page.act's steps are answered within it).
+          (result) => redactSecrets(session, result),
+          (error: unknown) => {
+            throw redactError(session, error);
+          },
+        );
     },
   });
 }

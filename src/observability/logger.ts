@@ -17,6 +17,7 @@ export const REDACT_PATHS = [
   'cookie',
   'cookies',
   'storageState',
+  'secrets',
   'authorization',
   '*.apiKey',
   '*.api_key',
@@ -24,6 +25,7 @@ export const REDACT_PATHS = [
   '*.password',
   '*.cookies',
   '*.storageState',
+  '*.secrets',
   '*.*.api_key',
   '*.*.apiKey',
   // Agent hub: evaluate params carry model.<tier>.api_key, configure_llm params an apiKey, register a secretKey.

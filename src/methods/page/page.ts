@@ -20,6 +20,7 @@ import { clampChars } from './normalizeText.js';
 import { defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
 import { pageText } from './pageText.js';
 import { pageWaitFor } from './pageWaitFor.js';
+import { exactlyOneText, SecretName, secretValue } from '../session/sessionSecrets.js';
 
 export const pageGoto = defineSessionMethod({
   name: 'page.goto',
@@ -152,13 +153,20 @@ export const pageFill = defineElementAction({
   description:
     'Puts the whole value in at once and fires input and change, as Playwright fill does, but no key events: a field that reacts to keydown or keyup (an autocomplete, a filter, a validation on keyup) needs page.type, or a page.press (End) after the fill. The settle then waits for the short timers the key handlers start.',
   params: {
-    value: Type.String({
-      maxLength: 1_000_000,
-      description: 'The text to put in the field (replaces its content).',
-    }),
+    value: Type.Optional(
+      Type.String({
+        maxLength: 1_000_000,
+        description: 'The text to put in the field (replaces its content).',
+      }),
+    ),
+    secret: Type.Optional(SecretName),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  act: (element, params) => element.fill(params.value, { timeout: params.timeout }),
+  check: (params) => exactlyOneText('page.fill', 'value', params.value, params.secret),
+  act: (element, params, { session }) =>
+    element.fill(params.value ?? secretValue(session, params.secret ?? '', 'page.fill'), {
+      timeout: params.timeout,
+    }),
 });
 
 export const pagePress = defineElementAction({

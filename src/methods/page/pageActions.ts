@@ -7,6 +7,8 @@ import type { Locator, Page } from 'playwright-core';
 import { doubleClick } from '../../browser/page/doubleClick.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { checkButton, checkTyping } from './clipboardInput.js';
+import { exactlyOneText, SecretName, secretValue } from '../session/sessionSecrets.js';
+import type { Session } from '../../browser/session/session.js';
 import { defineActionMethod } from '../defineActionMethod.js';
 import {
   ACTION_TIMEOUT_MS,
@@ -155,11 +157,14 @@ export const pageType = defineElementAction({
     'Type text into an element key by key (keydown, keypress, input, keyup for each character): for autocomplete and masked inputs',
   description: `Focuses the element and presses one key per character after what it already holds (page.fill replaces the value in one step, without key events). At most ${MAX_TYPE_CHARS} characters.`,
   params: {
-    text: Type.String({
-      minLength: 1,
-      maxLength: MAX_TYPE_CHARS,
-      description: `The text to type (at most ${MAX_TYPE_CHARS} characters).`,
-    }),
+    text: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_TYPE_CHARS,
+        description: `The text to type (at most ${MAX_TYPE_CHARS} characters).`,
+      }),
+    ),
+    secret: Type.Optional(SecretName),
     delay: Type.Integer({
       minimum: 0,
       maximum: MAX_TYPE_DELAY_MS,
@@ -168,10 +173,18 @@ export const pageType = defineElementAction({
     }),
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element'),
   },
-  check: (params, { session }) => checkTyping('page.type', session, params.text),
-  act: (element, params) =>
-    element.pressSequentially(params.text, { delay: params.delay, timeout: params.timeout }),
+  check: (params, { session }) => {
+    exactlyOneText('page.type', 'text', params.text, params.secret);
+    checkTyping('page.type', session, typed(session, params));
+  },
+  act: (element, params, { session }) =>
+    element.pressSequentially(typed(session, params), { delay: params.delay, timeout: params.timeout }),
 });
+
+/** What page.type types: its text, or the value of the secret it names. */
+function typed(session: Session, params: { text?: string | undefined; secret?: string | undefined }): string {
+  return params.text ?? secretValue(session, params.secret ?? '', 'page.type');
+}
 
 const DeltaPx = Type.Integer({
   minimum: -MAX_SCROLL_DELTA_PX,

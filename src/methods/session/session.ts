@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
+import { SecretsParam, setSecrets } from './sessionSecrets.js';
 import { NAVIGATION_TIMEOUT_MS, NavigationResult } from '../params.js';
 import { clipboardOf } from '../../browser/engine/sessionClipboard.js';
 import { LIST_TITLE_TIMEOUT_MS } from '../../browser/session/session.js';
@@ -48,6 +49,7 @@ export const sessionCreate = defineMethod({
           'Navigate the new session to this URL (inside the allow-list) as page.goto with waitUntil load does; the answer then carries its url, title and status. If the navigation fails, the session is closed and the call fails with its error.',
       }),
     ),
+    secrets: Type.Optional(SecretsParam),
     ...EmulationParams,
     dialogs: Type.Optional(DialogPolicyParam),
     traceOnFailure: Type.Optional(
@@ -124,6 +126,7 @@ export const sessionCreate = defineMethod({
     );
     // Before any call can reach the session: its page is still blank, no dialog can have opened.
     if (params.dialogs !== undefined) session.dialogs.setPolicy(params.dialogs);
+    if (params.secrets !== undefined) setSecrets(session, params.secrets);
     const clipboard = clipboardOf(session.context);
     if (clipboard !== undefined)
       clipboard.readAllowed = params.permissions?.includes('clipboard-read') ?? false;
