@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { NavigationBlockedError } from '../browser/engine/browserErrors.js';
 import type { SessionCaller } from '../browser/engine/sessionOwners.js';
 import type { TabPage } from '../cdp/cdpTabs.js';
 import { defineMethod } from './defineSessionMethod.js';
@@ -77,11 +78,7 @@ export const tabsOpen = defineMethod({
   async handler(params, { services, principal }) {
     const verdict = services.policy.checkNavigation(params.url);
     if (!verdict.allowed) {
-      throw new ServiceError(
-        'NAVIGATION_BLOCKED',
-        `tabs.open ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
-        { url: params.url, reason: verdict.reason },
-      );
+      throw new NavigationBlockedError(params.url, verdict.reason);
     }
     const tabId = await services.tabs.open(verdict.url, params.background, principal);
     return { tabId, url: verdict.url, status: 'opened' as const };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ServiceError } from '../../errors/serviceError.js';
+import { NavigationBlockedError } from '../../browser/engine/browserErrors.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import { NAVIGATION_TIMEOUT_MS, NavigationResult, WaitUntil, timeoutParam } from '../params.js';
 
@@ -111,13 +111,10 @@ export const pagesOpen = defineSessionMethod({
   readOnly: false,
   async handler(params, { session, services }) {
     // A URL the allow-list refuses fails before any page opens.
-    const verdict = params.url === undefined ? undefined : services.policy.checkNavigation(params.url);
-    if (verdict !== undefined && !verdict.allowed)
-      throw new ServiceError(
-        'NAVIGATION_BLOCKED',
-        `pages.open url ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
-        { url: params.url, reason: verdict.reason },
-      );
+    if (params.url !== undefined) {
+      const verdict = services.policy.checkNavigation(params.url);
+      if (!verdict.allowed) throw new NavigationBlockedError(params.url, verdict.reason);
+    }
     const opened = await session.pages.open();
     session.pages.select(opened.id);
     if (params.url === undefined)

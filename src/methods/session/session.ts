@@ -1,5 +1,6 @@
 // methods/session/: session.*, pages.*, dialog.*, cookies and storage, downloads.* and the artifacts of a session.
 import { Type } from '@sinclair/typebox';
+import { NavigationBlockedError } from '../../browser/engine/browserErrors.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { DialogPolicyParam } from './dialog.js';
@@ -107,13 +108,10 @@ export const sessionCreate = defineMethod({
       );
     }
     // A URL the allow-list refuses fails the create before any session exists.
-    const verdict = params.url === undefined ? undefined : services.policy.checkNavigation(params.url);
-    if (verdict !== undefined && !verdict.allowed)
-      throw new ServiceError(
-        'NAVIGATION_BLOCKED',
-        `session.create url ${params.url} blocked: ${verdict.reason}. Only URLs matching ALLOW_HOST_REGEX may be opened.`,
-        { url: params.url, reason: verdict.reason },
-      );
+    if (params.url !== undefined) {
+      const verdict = services.policy.checkNavigation(params.url);
+      if (!verdict.allowed) throw new NavigationBlockedError(params.url, verdict.reason);
+    }
     const session = await services.sessions.create(
       {
         ...emulationOverrides(params, { viewport: params.viewport, userAgent: params.userAgent }),
