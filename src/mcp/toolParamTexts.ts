@@ -27,6 +27,7 @@ export const BRIEF_PARAM_TEXTS: Readonly<Record<string, Readonly<Record<string, 
     dialogs: '{mode: auto|manual, confirm|prompt|beforeunload: accept|dismiss, promptText}.',
     traceOnFailure: 'Keep a trace of each failed call.',
     url: 'Open this URL at once, as page_goto.',
+    secrets: '{NAME: value}: typed by page_fill or page_type with secret NAME, never shown.',
   },
   'page.goto': { url: 'Absolute http(s) URL.' },
   'page.waitFor': {

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
 import { rpcFailure } from '../helpers/boundSession.js';
+import { ATTACHMENT_TEXT } from '../fixtures/routes/files.js';
 
 /** A short settle bound, so the never-answering request is reported without a long wait. */
 const SETTLE_MS = 1500;
@@ -115,7 +116,7 @@ describe('an action settles and reports', () => {
     expect(report.downloads).toHaveLength(1);
     expect(report.downloads?.[0]).toMatchObject({
       name: 'hello.txt',
-      bytes: 43,
+      bytes: Buffer.byteLength(ATTACHMENT_TEXT),
       mime: 'text/plain',
       state: 'saved',
     });

@@ -40,7 +40,7 @@ describe('MCP tool groups', () => {
     for (const group of TOOL_GROUPS) {
       const item = new RegExp(`^- \`${group}\`: ([\\s\\S]*?)(?=\\n- |\\n\\n)`, 'm').exec(section)?.[1];
       expect(item, group).toBeDefined();
-      const listed = [...(item ?? '').matchAll(/`([a-z]+_[A-Za-z]+|screenshot)`/g)].map((m) => m[1]);
+      const listed = [...(item ?? '').matchAll(/`([a-z][A-Za-z]*_[A-Za-z]+|screenshot)`/g)].map((m) => m[1]);
       expect(listed, group).toEqual(methodsOf(group).map((m) => m.replace(/\./g, '_')));
     }
   });
