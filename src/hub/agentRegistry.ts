@@ -26,6 +26,17 @@ import { PendingCalls, UNAVAILABLE_RETRY_AFTER_MS } from './pendingCalls.js';
 import { evaluateParams, type AgentReply } from './protocol.js';
 import { SlotScheduler } from './slotScheduler.js';
 
+/** Agents whose last LLM configuration is kept, at most. */
+export const MAX_LLM_CONFIGS = 1024;
+/** How long a configure_llm sent again to a reconnected agent may take (it only stores settings). */
+const LLM_RESEND_TIMEOUT_MS = 10_000;
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
 export {
   CLOSE_REPLACED,
   MAX_LIST_BYTES,
@@ -77,10 +88,15 @@ export class AgentRegistry {
   private readonly accounting: EvaluationAccounting;
   private readonly history: EvaluationHistory;
 
+  /** The last configure_llm each agent accepted, by clientId (it holds a model key: never logged). */
+  private readonly llmConfigs = new Map<string, Record<string, unknown>>();
+  /** How long a configure_llm sent again to a reconnected agent may take. */
+  private readonly llmResendTimeoutMs = LLM_RESEND_TIMEOUT_MS;
+
   constructor(
     options: AgentRegistryOptions,
     evaluationLog: EvaluationLog,
-    logger: Logger,
+    private readonly logger: Logger,
     hooks: AgentHooks = {},
     history: EvaluationHistory = new EvaluationHistory(),
   ) {
@@ -100,12 +116,30 @@ export class AgentRegistry {
     return this.directory.register(link, request);
   }
 
-  /** The agent takes evaluations: the ones it had in flight when it dropped go again first. */
+  /**
+   * The agent takes evaluations: the ones it had in flight when it dropped go again first, and the
+   * LLM configuration it was last given (agents.configureLLM) is sent again, so a reconnecting
+   * agent does not lose it.
+   */
   ready(link: AgentLink): boolean {
     const agent = this.directory.ready(link);
     if (agent === undefined) return false;
     this.calls.resend(agent);
     this.scheduler.drain();
+    const config = this.llmConfigs.get(agent.clientId);
+    if (config !== undefined)
+      this.calls
+        .call(agent, 'configure_llm', config, this.llmResendTimeoutMs, undefined)
+        .catch((error: unknown) =>
+          // Its next agents.configureLLM sets it again; the key in the params is never logged.
+          this.logger.warn(
+            {
+              clientId: agent.clientId,
+              err: error instanceof Error ? { message: error.message } : String(error),
+            },
+            'configure_llm could not be sent again to a reconnected agent',
+          ),
+        );
     return true;
   }
 
@@ -158,11 +192,38 @@ export class AgentRegistry {
     }
   }
 
-  /** Forwards seed 000's configure_llm to a connected agent and returns its answer. */
+  /**
+   * Forwards seed 000's configure_llm to a connected agent and returns its answer. Once the agent
+   * accepted it, it is kept for that clientId (a partial one merged into what was kept) and sent
+   * again whenever the agent comes back.
+   */
   async configureLLM(clientId: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const agent = this.directory.connectedAgent(clientId);
     if (agent instanceof Error) throw agent;
-    return this.calls.call(agent, 'configure_llm', params, timeoutMs, undefined);
+    const answer = await this.calls.call(agent, 'configure_llm', params, timeoutMs, undefined);
+    this.keepLLMConfig(clientId, params);
+    return answer;
+  }
+
+  /** What configure_llm will send a reconnecting agent: the whole configuration, never a partial one. */
+  private keepLLMConfig(clientId: string, params: Record<string, unknown>): void {
+    const kept = this.llmConfigs.get(clientId);
+    const { partial, ...given } = params;
+    const merged =
+      partial === true && kept !== undefined
+        ? {
+            ...kept,
+            ...given,
+            models: { ...asRecord(kept.models), ...asRecord(given.models) },
+          }
+        : given;
+    this.llmConfigs.delete(clientId);
+    this.llmConfigs.set(clientId, { ...merged, partial: false });
+    // Bounded: the least recently configured agents are forgotten first.
+    for (const oldest of this.llmConfigs.keys()) {
+      if (this.llmConfigs.size <= MAX_LLM_CONFIGS) break;
+      this.llmConfigs.delete(oldest);
+    }
   }
 
   /** The hub is stopping: every waiting caller gets RESOURCE_UNAVAILABLE now. */

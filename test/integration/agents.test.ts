@@ -758,6 +758,49 @@ describe('agents.configureLLM and secrets', () => {
     expect(missing.error?.code).toBe(-32012);
   });
 
+  it('keeps the configuration per clientId: an agent that reconnects gets it again, a partial one merged in', async () => {
+    const agent = await readyAgent({ tools: [uniqueTool()] });
+    const configure = async (params: Record<string, unknown>) => {
+      const call = service.rpc('agents.configureLLM', { clientId: agent.clientId, ...params });
+      const request = await agent.next((m) => m.method === 'configure_llm', 'configure_llm');
+      agent.send({ jsonrpc: '2.0', id: request.id, result: { status: 'success' } });
+      expect((await call).error).toBeUndefined();
+    };
+    await configure({
+      provider: 'litellm',
+      apiKey: LLM_KEY,
+      endpoint: 'http://127.0.0.1:4000',
+      models: { main: 'big', mini: 'small' },
+    });
+    await configure({
+      provider: 'litellm',
+      apiKey: LLM_KEY,
+      models: { main: 'big', nano: 'tiny' },
+      partial: true,
+    });
+    // The connection drops; the same clientId comes back on a new one.
+    agent.ws.close();
+    await agent.closed;
+    const again = await TestAgent.connect();
+    again.clientId = agent.clientId;
+    expect(await again.register({})).toMatchObject({ status: 'accepted', clientId: agent.clientId });
+    again.ready();
+    const resent = await again.next((m) => m.method === 'configure_llm', 'configure_llm sent again');
+    // The whole configuration: the endpoint of the first, the models of both.
+    expect(resent.params).toEqual({
+      provider: 'litellm',
+      apiKey: LLM_KEY,
+      endpoint: 'http://127.0.0.1:4000',
+      models: { main: 'big', mini: 'small', nano: 'tiny' },
+      partial: false,
+    });
+    again.send({ jsonrpc: '2.0', id: resent.id, result: { status: 'success' } });
+    // An agent never configured gets none when it is ready.
+    const fresh = await readyAgent({ tools: [uniqueTool()] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fresh.received.filter((m) => m.method === 'configure_llm')).toEqual([]);
+  });
+
   it('never writes the secret key, model api_keys or the configureLLM apiKey to a log or evaluations.jsonl', async () => {
     const tool = uniqueTool();
     const agent = await readyAgent({ tools: [tool] });
