@@ -8,6 +8,8 @@
 // named after the trace's name, and resources (response bodies, snapshot images) shared by every
 // trace of the browser under their SHA-1. A trace's named files are deleted here when it ends; the
 // shared ones when the last open context that traced closes (before, another trace may need them).
+// Over 350 lines on purpose: the three ways a trace is saved (trace.stop, a failed call, a restart)
+// share the one set of files and caps kept here, and split apart they would each need all of it.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';

@@ -1,3 +1,7 @@
+// How page.text reads a page: its visible text (form controls' values, open shadow roots) or its
+// main content as Markdown, of the page, one element or every frame, within MAX_READ_CHARS, and the
+// stored read a cursor continues. Over 350 lines on purpose: the text and Markdown reads share the
+// element, frame and budget handling here, and the function that runs in the page must stay whole.
 import type { Frame, Locator, Page } from 'playwright-core';
 import { withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
