@@ -37,6 +37,8 @@ const IGNORED = new Set([
   'uniqueItems',
   'minProperties',
   'maxProperties',
+  // Key constraints (e.g. a MIME type pattern): a TypeScript string key carries none of them.
+  'propertyNames',
   'contentEncoding',
   'contentMediaType',
 ]);

@@ -1853,6 +1853,91 @@ export interface PageUploadResult {
   };
 }
 
+/** Params of page.drop: Drop files or data (text/plain, text/uri-list …) onto an element, as dragged in from outside the page. */
+export interface PageDropParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** A Playwright selector: CSS, text=…, role=button[name="…"], [data-testid="…"], or one returned by find.byRole. Give this or ref. */
+  selector?: string;
+  /** An element ref from the last page.snapshot of the active page (e12, or f1e3 inside a frame; p2e12 on page p2); a stale ref, or one of another page, fails with STALE_REF, never acts elsewhere. */
+  ref?: string;
+  /** Files dropped (at most 20), as for page.upload. */
+  files?: Array<{
+    /** The file name the page sees; a path is cut to its last part and control characters are removed. */
+    name: string;
+    /** The MIME type the page sees (default application/octet-stream). */
+    mimeType?: string;
+    /** The content, base64 (padded, no line breaks). All files together decode to at most MAX_UPLOAD_BYTES. */
+    base64?: string;
+    /** Instead of base64: the content as text, sent as UTF-8 (a CSV, a JSON file, notes). */
+    text?: string;
+  }>;
+  /** Data entries by MIME type, e.g. {"text/plain": "hello", "text/uri-list": "http://127.0.0.1/a"}: what the page reads with dataTransfer.getData(type). */
+  data?: Record<string, string>;
+  /** Milliseconds to wait for the element (default 15000). */
+  timeout?: number;
+  /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
+  observe?: boolean;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of page.drop. */
+export interface PageDropResult {
+  /** True when the element took the drop. */
+  ok: boolean;
+  /** True when the page's drop handler cancelled the drop event (preventDefault), as drop zones do when they take it. */
+  handled: boolean;
+  /** The files as the page got them (names cleaned). */
+  files: Array<{
+    name: string;
+    mimeType: string;
+    bytes: number;
+  }>;
+  /** The data entries dropped, by MIME type. */
+  types: string[];
+  /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
+  navigated?: true;
+  /** The new document's title, when the action navigated. */
+  title?: string;
+  /** The page URL, only when the action changed it. */
+  url?: string;
+  /** Requests the action started that were still running when the settle ended (ACTION_SETTLE_MS). */
+  pending?: string[];
+  /** console.error messages and uncaught page errors since the action began. */
+  consoleErrors?: string[];
+  /** Requests that failed since the action began: request_id (network.get), url, method, resourceType, failure (HTTP 4xx/5xx, net::ERR_…, the allow-list). */
+  failedRequests?: Array<Record<string, unknown>>;
+  /** Dialogs the action caused: type, message, outcome (accepted, dismissed or pending). */
+  dialogs?: Array<Record<string, unknown>>;
+  /** Downloads the action caused: download_id, name, bytes, mime, state (downloads.get). */
+  downloads?: Array<Record<string, unknown>>;
+  /** Pages the action opened (popups, target=_blank): page_id, url (page.select). */
+  pages?: Array<Record<string, unknown>>;
+  /** True when the page the action ran on closed itself (window.close() in its handler): another page of the session is active now (pages.list). */
+  closed?: boolean;
+  /** Per kind above, how many events were left out past 10, or dropped from the session's log. */
+  more?: Record<string, number>;
+  /** With observe: true, what the action changed on the page, as a snapshot diff. */
+  observed?: {
+    /** The diff since the last page.snapshot (as page.snapshot since: answers it), or the interactive view with a note when there is none to compare with or the diff would be longer. */
+    snapshot: string;
+    /** The revision of the snapshot taken: its refs are the current ones. */
+    revision: number;
+    /** The revision it is a diff against; absent for a whole snapshot. */
+    since?: number;
+    changes?: {
+      added: number;
+      removed: number;
+      changed: number;
+    };
+    /** Why this is the interactive view rather than a diff. */
+    note?: string;
+    /** page.snapshot with this cursor reads on when the answer stopped at its size; absent at the end. */
+    cursor?: string;
+  };
+}
+
 /** Params of page.snapshot: See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars. */
 export interface PageSnapshotParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -3191,6 +3276,7 @@ export interface RpcMethods {
   'page.drag': { params: PageDragParams; result: PageDragResult; paramsOptional: false };
   'page.setViewport': { params: PageSetViewportParams; result: PageSetViewportResult; paramsOptional: false };
   'page.upload': { params: PageUploadParams; result: PageUploadResult; paramsOptional: false };
+  'page.drop': { params: PageDropParams; result: PageDropResult; paramsOptional: false };
   'page.snapshot': { params: PageSnapshotParams; result: PageSnapshotResult; paramsOptional: false };
   'pages.list': { params: PagesListParams; result: PagesListResult; paramsOptional: false };
   'pages.select': { params: PagesSelectParams; result: PagesSelectResult; paramsOptional: false };
@@ -3294,6 +3380,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'page.drag',
   'page.setViewport',
   'page.upload',
+  'page.drop',
   'page.snapshot',
   'pages.list',
   'pages.select',
@@ -3561,6 +3648,15 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   ],
   'page.setViewport': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'page.upload': [
+    'SESSION_NOT_FOUND',
+    'TIMEOUT',
+    'ACTION_FAILED',
+    'STALE_REF',
+    'INVALID_PARAMS',
+    'LIMIT_REACHED',
+    'DIALOG_PENDING',
+  ],
+  'page.drop': [
     'SESSION_NOT_FOUND',
     'TIMEOUT',
     'ACTION_FAILED',
@@ -3993,6 +4089,15 @@ export interface RpcApi {
      */
     upload: (params: PageUploadParams, options?: CallOptions) => Promise<PageUploadResult>;
     /**
+     * Drop files or data (text/plain, text/uri-list …) onto an element, as dragged in from outside the page.
+     *
+     * For drop zones that are not file inputs (page.upload sets those): the element gets dragenter, dragover and drop at its centre with a DataTransfer holding the files and the data entries, as when a person drags files or a link in from outside the browser. At least one file or data entry. A drop zone cancels dragover; when nothing does, the element is not one: dragleave follows, no drop, and the call fails with ACTION_FAILED. At most 20 files and 8 data entries, decoding to MAX_UPLOAD_BYTES together.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    drop: (params: PageDropParams, options?: CallOptions) => Promise<PageDropResult>;
+    /**
      * See the page as an agent needs to: roles, names, states, input values, link targets and iframes, with element refs; only what can be acted on (interactive), or only what changed (since); in pages of maxChars.
      *
      * Playwright's AI aria snapshot: one line per element ("- textbox \"Name\" [ref=e5]: Ada"), with [checked], [selected], [expanded], [disabled], input values after the colon, "/url:" for links, and iframes stitched in (their refs start with f). interactive: true keeps only what can be acted on, one line each ("- link \"Docs\" [ref=e7] -> /docs"), under "# main > form \"Login\" > h2 \"Sign in\"" lines naming the landmarks and heading above them. since: <revision> answers only what changed from that snapshot: "+ line" added, "- line" removed, "~ line" changed with "  was: old line", under "@ parent" lines; refs stay the same for an element whose role and name stay. Every answer has a revision; when it stops at maxChars, cursor continues the same answer (a cursor of an older snapshot is refused).
@@ -4389,6 +4494,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       drag: (params, options) => call('page.drag', params, options),
       setViewport: (params, options) => call('page.setViewport', params, options),
       upload: (params, options) => call('page.upload', params, options),
+      drop: (params, options) => call('page.drop', params, options),
       snapshot: (params, options) => call('page.snapshot', params, options),
       pdf: (params, options) => call('page.pdf', params, options),
     },

@@ -43,7 +43,7 @@ const GROUPS = {
   },
   page: {
     about:
-      'hover, uncheck, double-click, focus, scroll, keyboard, mouse, drag, upload, viewport, forward, open or close a page, dialog policy',
+      'hover, uncheck, double-click, focus, scroll, keyboard, mouse, drag, upload, drop, viewport, forward, open or close a page, dialog policy',
     methods: [
       'page.forward',
       'page.hover',
@@ -55,6 +55,7 @@ const GROUPS = {
       'page.mouse',
       'page.drag',
       'page.upload',
+      'page.drop',
       'page.setViewport',
       'pages.open',
       'pages.close',

@@ -65,7 +65,9 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Drags an element onto another element or to a point, with real pointer events, and reports what changed.',
   'page.setViewport': 'Resizes the visible area of the page, in CSS pixels, to test another screen size.',
   'page.upload':
-    'Puts files (given as base64) into a file input or the file chooser a button opens, and reports what changed.',
+    'Puts files (given as base64 or text) into a file input or the file chooser a button opens, and reports what changed.',
+  'page.drop':
+    'Drops files or data (text, a link) onto a drop zone that is not a file input, as dragged in from outside the page, and reports what changed.',
   'page.snapshot':
     'The page as one line per element (role, name, state, value) with refs (e12) for the actions. Long answers come in parts: call again with the cursor.',
   'pages.list': 'Lists the pages of the session (popups, new tabs) and which one is active.',

@@ -389,6 +389,81 @@ describe('downloads are deleted whenever the session ends', () => {
   });
 });
 
+describe('page.drop', () => {
+  interface Dropped {
+    files: { name: string; size: number; type: string; text: string }[];
+    data: Record<string, string>;
+    target: string;
+  }
+  const dropped = async (s: Awaited<ReturnType<typeof open>>): Promise<Dropped> => {
+    await waitFor(async () => (await s.text('#out-zone')) !== 'none', 5000, 'the drop readout');
+    return JSON.parse(await s.text('#out-zone')) as Dropped;
+  };
+
+  it('drops files and data onto a drop zone that is not a file input', async () => {
+    const s = await open('/files/drop');
+    const answer = await s.call('page.drop', {
+      selector: '#zone',
+      files: [
+        { name: 'a.txt', mimeType: 'text/plain', text: 'alpha' },
+        { name: '../b.csv', mimeType: 'text/csv', base64: b64('x,y') },
+      ],
+      data: { 'text/plain': 'hello', 'text/uri-list': `${suite.fixture.url}/files/upload` },
+    });
+    expect(answer).toMatchObject({
+      ok: true,
+      handled: true,
+      files: [
+        { name: 'a.txt', mimeType: 'text/plain', bytes: 5 },
+        { name: 'b.csv', mimeType: 'text/csv', bytes: 3 },
+      ],
+      types: ['text/plain', 'text/uri-list'],
+    });
+    const got = await dropped(s);
+    expect(got.files).toEqual([
+      { name: 'a.txt', size: 5, type: 'text/plain', text: 'alpha' },
+      { name: 'b.csv', size: 3, type: 'text/csv', text: 'x,y' },
+    ]);
+    expect(got.data).toEqual({ 'text/plain': 'hello', 'text/uri-list': `${suite.fixture.url}/files/upload` });
+    // The events reach what a pointer at the zone's centre hits: the zone itself (its text is at the top).
+    expect(got.target).toBe('zone');
+    await s.close();
+  });
+
+  it("drops data alone onto a drop zone's child: the events bubble to the zone", async () => {
+    const s = await open('/files/drop');
+    await s.call('page.drop', { selector: '#inner', data: { 'text/plain': 'onto the child' } });
+    const got = await dropped(s);
+    expect(got).toMatchObject({ files: [], data: { 'text/plain': 'onto the child' }, target: 'inner' });
+    await s.close();
+  });
+
+  it('fails on an element that is not a drop zone, with dragleave and no drop, as a browser does', async () => {
+    const s = await open('/files/drop');
+    const error = await s.fails('page.drop', { selector: '#plainbox', data: { 'text/plain': 'x' } }, -32000);
+    expect(error.message).toMatch(/not a drop zone/);
+    expect(await s.text('#out-plainbox')).toBe('left 1');
+    await s.close();
+  });
+
+  it('refuses bad input: nothing to drop, a bad type, both or neither of base64 and text, over the cap', async () => {
+    const s = await open('/files/drop');
+    await s.fails('page.drop', { selector: '#zone' }, -32602);
+    await s.fails('page.drop', { selector: '#zone', files: [], data: {} }, -32602);
+    await s.fails('page.drop', { selector: '#zone', data: { plain: 'x' } }, -32602);
+    await s.fails('page.drop', { selector: '#zone', files: [{ name: 'x.txt' }] }, -32602);
+    await s.fails('page.drop', { selector: '#zone', files: [{ name: 'x.txt', base64: 'abc' }] }, -32602);
+    await s.fails(
+      'page.drop',
+      { selector: '#zone', data: Object.fromEntries([...Array(9).keys()].map((i) => [`text/t${i}`, 'x'])) },
+      -32602,
+    );
+    await s.fails('page.drop', { selector: '#missing', data: { 'text/plain': 'x' }, timeout: 300 }, -32001);
+    expect(await s.text('#out-zone')).toBe('none');
+    await s.close();
+  });
+});
+
 describe('page.upload', () => {
   interface Chosen {
     name: string;

@@ -79,6 +79,23 @@ export const interactExamples: Record<string, MethodExample[]> = {
       },
     },
   ],
+  'page.drop': [
+    {
+      name: 'a file and a link dropped onto a drop zone (docs/behaviour.md)',
+      params: {
+        session_id: S,
+        selector: '#zone',
+        files: [{ name: 'notes.txt', mimeType: 'text/plain', text: 'hello' }],
+        data: { 'text/uri-list': `${O}/files/upload` },
+      },
+      result: {
+        ok: true,
+        handled: true,
+        files: [{ name: 'notes.txt', mimeType: 'text/plain', bytes: 5 }],
+        types: ['text/uri-list'],
+      },
+    },
+  ],
   'page.snapshot': [
     {
       name: 'the accessibility snapshot of a form (docs/behaviour.md)',
