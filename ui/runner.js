@@ -116,6 +116,17 @@ function pre(text) {
 /** @type {HTMLElement | undefined} */
 let currentText;
 
+/**
+ * The trace row of a tool call, by its tool_use id.
+ * @param {string} id
+ * @returns {HTMLElement | undefined}
+ */
+function toolCallRow(id) {
+  for (const li of trace.querySelectorAll('.entry-tool-call'))
+    if (li instanceof HTMLElement && li.dataset.toolUseId === id) return li;
+  return undefined;
+}
+
 /** @param {import('./runnerLoop.js').TraceEvent} e */
 function show(e) {
   if (e.kind === 'text') {
@@ -135,7 +146,20 @@ function show(e) {
     const li = entry('tool-call', `tool call ${e.method}`);
     li.dataset.toolUseId = e.id;
     li.append(pre(JSON.stringify(e.input, null, 2)));
+  } else if (e.kind === 'tool_progress') {
+    // The streamed execute says the call still runs: the row of its call shows for how long.
+    const call = toolCallRow(e.id);
+    if (call === undefined) return;
+    let running = call.querySelector('.tool-running');
+    if (running === null) {
+      running = document.createElement('span');
+      running.className = 'tool-running';
+      call.querySelector('.label')?.after(running);
+    }
+    running.textContent = ` running … ${Math.round(e.elapsedMs / 1000)} s`;
+    call.dataset.progressEvents = String(Number(call.dataset.progressEvents ?? '0') + 1);
   } else if (e.kind === 'tool_result') {
+    toolCallRow(e.id)?.querySelector('.tool-running')?.remove();
     const li = entry('tool-result', `${e.isError ? 'tool error' : 'result'} of ${e.method}`);
     li.dataset.toolUseId = e.id;
     li.classList.toggle('error', e.isError);
@@ -226,6 +250,11 @@ async function run() {
     setStatus(stopped ? 'Stopped.' : `Error: ${explain(error)}`, !stopped);
     status.dataset.state = stopped ? 'stopped' : 'error';
   } finally {
+    // A tool call the run ended during (stop, an error) never got its result.
+    for (const left of trace.querySelectorAll('.tool-running')) {
+      left.textContent = ' not finished';
+      left.className = 'tool-unfinished';
+    }
     running = undefined;
     runButton.disabled = false;
     stopButton.disabled = true;

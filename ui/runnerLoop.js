@@ -247,16 +247,7 @@ export function serviceClient(o) {
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: o.signal,
     });
-    const text = await res.text();
-    /** @type {unknown} */
-    let parsed;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // Not JSON (a proxy's error page): kept as text for the message.
-      parsed = text;
-    }
-    return { ok: res.ok, status: res.status, body: parsed };
+    return { ok: res.ok, status: res.status, body: parseBody(await res.text()) };
   };
   return {
     /** @returns {Promise<unknown>} */
@@ -274,21 +265,47 @@ export function serviceClient(o) {
       return id;
     },
     /**
+     * One tool call, in execute's streamed form (Accept: text/event-stream): onProgress gets the
+     * milliseconds the call has run at each `progress` event, then one `result` or `error` event
+     * ends it. A refusal before the call starts (a bad body, an unknown tool) is plain JSON with
+     * its status.
      * @param {string} sessionId
      * @param {string} method
      * @param {unknown} args
      * @param {string} idempotencyKey
-     * @returns {Promise<{ ok: boolean, content: string, details: unknown }>}
+     * @param {(elapsedMs: number) => void} [onProgress]
+     * @returns {Promise<ExecuteResult>}
      */
-    async execute(sessionId, method, args, idempotencyKey) {
-      const r = await request('POST', `/sessions/${encodeURIComponent(sessionId)}/execute`, {
-        tool_name: method,
-        args: isRecord(args) ? args : {},
-        idempotency_key: idempotencyKey,
+    async execute(sessionId, method, args, idempotencyKey, onProgress) {
+      const path = `/sessions/${encodeURIComponent(sessionId)}/execute`;
+      const res = await o.fetch(path, {
+        method: 'POST',
+        headers: { ...headers, accept: 'text/event-stream' },
+        body: JSON.stringify({
+          tool_name: method,
+          args: isRecord(args) ? args : {},
+          idempotency_key: idempotencyKey,
+        }),
+        signal: o.signal,
       });
-      if (r.ok && isRecord(r.body) && typeof r.body.content === 'string')
-        return { ok: true, content: r.body.content, details: r.body.details };
-      return { ok: false, content: describeError(r.body) || `HTTP ${r.status}`, details: r.body };
+      const streamed = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+      if (!streamed || res.body === null) {
+        const body = parseBody(await res.text());
+        return executeAnswer(res.ok, body, `HTTP ${res.status}`);
+      }
+      for await (const { event, data } of readSseBody(res.body)) {
+        const body = parseBody(data);
+        if (event === 'progress') {
+          if (isRecord(body) && typeof body.elapsedMs === 'number') onProgress?.(body.elapsedMs);
+        } else if (event === 'result' || event === 'error') {
+          return executeAnswer(event === 'result', body, `an ${event} event`);
+        }
+      }
+      return {
+        ok: false,
+        content: `POST ${path}: the event stream ended without a result or error event`,
+        details: undefined,
+      };
     },
     /** @param {string} sessionId */
     async closeSession(sessionId) {
@@ -297,6 +314,36 @@ export function serviceClient(o) {
         throw new Error(`DELETE /sessions/${sessionId} answered HTTP ${r.status}: ${describeError(r.body)}`);
     },
   };
+}
+
+/** @typedef {{ ok: boolean, content: string, details: unknown }} ExecuteResult */
+
+/**
+ * An execute answer (a JSON body, or a stream's result or error event) as a tool result: ok with
+ * its content when it is `{content, details}`, else the error it carries in one line.
+ * @param {boolean} ok
+ * @param {unknown} body
+ * @param {string} what what answered, for an error without a body
+ * @returns {ExecuteResult}
+ */
+function executeAnswer(ok, body, what) {
+  if (ok && isRecord(body) && typeof body.content === 'string')
+    return { ok: true, content: body.content, details: body.details };
+  return { ok: false, content: describeError(body) || what, details: body };
+}
+
+/**
+ * A body of the service (or an event's data): JSON, or the text itself when it is not.
+ * @param {string} text
+ * @returns {unknown}
+ */
+function parseBody(text) {
+  try {
+    return text === '' ? undefined : /** @type {unknown} */ (JSON.parse(text));
+  } catch {
+    // Not JSON (a proxy's error page): the text itself says what went wrong.
+    return text;
+  }
 }
 
 /**
@@ -332,6 +379,7 @@ export function toolResultContent(r) {
  *   | { kind: 'step', step: number, maxSteps: number }
  *   | { kind: 'text', text: string }
  *   | { kind: 'tool_call', id: string, method: string, input: unknown }
+ *   | { kind: 'tool_progress', id: string, method: string, elapsedMs: number }
  *   | { kind: 'tool_result', id: string, method: string, isError: boolean, text: string, image?: { mime: string, base64: string } }
  *   | { kind: 'reward', reward: number, check: string }
  * )} TraceEvent
@@ -399,7 +447,9 @@ export async function runAgent(o) {
                 content: `Unknown tool ${toolName}: it is not one of the tools offered.`,
                 details: undefined,
               }
-            : await service.execute(sessionId, method, call.input, id);
+            : await service.execute(sessionId, method, call.input, id, (elapsedMs) =>
+                o.onEvent({ kind: 'tool_progress', id, method, elapsedMs }),
+              );
         const { blocks, image } = toolResultContent(r);
         const first = blocks[0];
         const text = first !== undefined && typeof first.text === 'string' ? first.text : '';

@@ -49,17 +49,38 @@ export interface RestError {
   data?: unknown;
 }
 
-/** Answers a failed call: the status its code fits, `{error: {code, message, data?}}`, Retry-After on 429. */
-export function sendError(res: Response, error: unknown, statusOverride?: number): void {
+/** A failed call as REST answers it: the status its code fits and the body `{error: {code, message, data?}}`. */
+export interface RestFailure {
+  status: number;
+  body: { error: RestError };
+  /** data.retryAfterMs of the error, when it has one. */
+  retryAfterMs: number | undefined;
+}
+
+/**
+ * The REST answer of a failed call, whatever carries it: sendError's HTTP answer, or the `error`
+ * event of a stream that had already answered 200. Anything but a ServiceError is INTERNAL_ERROR.
+ */
+export function restFailureOf(error: unknown, statusOverride?: number): RestFailure {
   const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR');
   const name = errorNameForCode(failure.code);
   const status = statusOverride ?? (name === undefined ? FOREIGN_CODE_STATUS : HTTP_STATUS_OF[name]);
   const body: RestError = { code: failure.code, message: failure.message };
   if (failure.data !== undefined) body.data = failure.data;
   const retryAfterMs = failure.data?.retryAfterMs;
-  if (status === 429 && typeof retryAfterMs === 'number')
+  return {
+    status,
+    body: { error: body },
+    retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined,
+  };
+}
+
+/** Answers a failed call: the status its code fits, `{error: {code, message, data?}}`, Retry-After on 429. */
+export function sendError(res: Response, error: unknown, statusOverride?: number): void {
+  const { status, body, retryAfterMs } = restFailureOf(error, statusOverride);
+  if (status === 429 && retryAfterMs !== undefined)
     res.set('retry-after', String(Math.ceil(retryAfterMs / 1000)));
-  res.status(status).json({ error: body });
+  res.status(status).json(body);
 }
 
 /** A refusal of the REST layer itself (a bad body, an unknown tool …), as a catalogue error. */

@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { RpcDispatcher } from '../rpc/dispatch.js';
+import { streamExecute, wantsEventStream } from './executeStream.js';
 import { toolContent } from './toolContent.js';
 import { isObject, refusal, restRouter, type RestOptions } from './restCommon.js';
 
@@ -19,6 +20,16 @@ export const RUNNER_ROUTES = [
 ];
 
 type MethodInfo = ReturnType<RpcDispatcher['methods']>[number];
+
+/** What execute answers (seed 002's ToolResult): the result as text for a model, and the result itself. */
+interface ExecuteAnswer {
+  content: string;
+  details: unknown;
+}
+
+function executeAnswer(method: string, result: unknown): ExecuteAnswer {
+  return { content: toolContent(method, result), details: result ?? null };
+}
 
 /** A method's MCP tool name, as /mcp names it (mcp/mcpRoute.ts toolName: dots become underscores). */
 function mcpToolName(method: string): string {
@@ -83,8 +94,9 @@ function executeCall(
  * Seed 002's runner API, a projection of the method table (every route is one dispatcher call):
  * POST /sessions (session.create), GET /sessions (session.list), POST /sessions/{id}/execute (the
  * named session method), DELETE /sessions/{id} (session.close). POST /execute is the seed's browser
- * loop's form, with session_id in the body. Behind the key check and the rate limits: each request
- * costs its key one use.
+ * loop's form, with session_id in the body. Either execute answers as Server-Sent Events when asked
+ * (Accept: text/event-stream, executeStream.ts). Behind the key check and the rate limits: each
+ * request costs its key one use.
  */
 export function runnerRouter(options: RestOptions): Router {
   const { dispatcher } = options;
@@ -109,9 +121,14 @@ export function runnerRouter(options: RestOptions): Router {
   const execute = async (req: Request, res: Response, sessionId: unknown): Promise<void> => {
     if (typeof sessionId !== 'string' || sessionId.length === 0)
       throw refusal('INVALID_PARAMS', 'session_id must be a non-empty string');
+    // Refusals of the body and the tool answer as JSON with their status, in either form: the
+    // stream starts only when the call does.
     const { method, params } = executeCall(dispatcher, sessionId, req.body as Record<string, unknown>);
-    const result = await dispatcher.call(method, params, rest.context(req, res));
-    res.json({ content: toolContent(method, result), details: result ?? null });
+    const ctx = rest.context(req, res);
+    const answer = async (): Promise<ExecuteAnswer> =>
+      executeAnswer(method, await dispatcher.call(method, params, ctx));
+    if (wantsEventStream(req.get('accept'))) await streamExecute(res, method, ctx.log, answer);
+    else res.json(await answer());
   };
 
   rest.post('/sessions/:id/execute', async (req, res) => {

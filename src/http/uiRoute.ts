@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
+import { acceptsMediaType } from './acceptsMediaType.js';
 
 export const UI_PATH = '/ui';
 
@@ -13,13 +14,7 @@ export const UI_PATH = '/ui';
  * API client's (none, a wildcard, `application/json`) does not, and keeps the API's answer.
  */
 export function acceptsHtml(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  return accept.split(',').some((range) => {
-    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
-    if (type !== 'text/html') return false;
-    const q = params.find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
+  return acceptsMediaType(accept, 'text/html');
 }
 
 /**

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServiceSuite } from '../helpers/suite.js';
-import { TEST_API_KEY, startTestService, type TestService } from '../helpers/testService.js';
+import { TEST_API_KEY, startTestService, waitFor, type TestService } from '../helpers/testService.js';
 
 const KEY_A = 'runner-a-key-0123456789';
 const KEY_B = 'runner-b-key-0123456789';
@@ -63,6 +63,50 @@ async function createSession(key = KEY_A): Promise<string> {
 
 function execute(id: string, body: unknown, key = KEY_A): Promise<Reply> {
   return rest('POST', `/sessions/${id}/execute`, { body, key });
+}
+
+interface StreamedEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** The events of an event-stream body, in order (each `event:` line with its one `data:` line). */
+function parseEvents(text: string): StreamedEvent[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((l) => l.startsWith('event: '))?.slice('event: '.length) ?? 'message';
+      const data = lines.find((l) => l.startsWith('data: '))?.slice('data: '.length) ?? 'null';
+      return { event, data: JSON.parse(data) as Record<string, unknown> };
+    });
+}
+
+/** POST /sessions/{id}/execute asking for the event stream; the whole stream once it ended. */
+async function executeStreamed(
+  id: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; events: StreamedEvent[]; text: string }> {
+  const res = await fetch(`${suite.service.url}/sessions/${id}/execute`, {
+    method: 'POST',
+    headers: {
+      'x-api-key': KEY_A,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  const type = res.headers.get('content-type') ?? '';
+  return {
+    status: res.status,
+    type,
+    events: type.startsWith('text/event-stream') ? parseEvents(text) : [],
+    text,
+  };
 }
 
 describe('seed 002 runner API', () => {
@@ -286,6 +330,146 @@ describe('seed 002 runner API', () => {
       idempotency_key: 'toolu_02',
     });
     expect(read.body.content).toBe('1');
+    await rest('DELETE', `/sessions/${id}`);
+  });
+});
+
+describe('seed 002 execute as Server-Sent Events (Accept: text/event-stream)', () => {
+  it('sends progress at once and while the call runs, then one result with the plain answer', async () => {
+    const id = await createSession();
+    const call = { tool_name: 'page.waitFor', args: { state: 'idleFor', ms: 2500 } };
+    const streamed = await executeStreamed(id, call);
+    expect(streamed.status).toBe(200);
+    expect(streamed.type).toMatch(/^text\/event-stream/);
+    const kinds = streamed.events.map((e) => e.event);
+    // At least the progress sent at the start, every progress before the one result, nothing after it.
+    expect(kinds[0]).toBe('progress');
+    expect(kinds.filter((k) => k === 'result')).toEqual(['result']);
+    expect(kinds[kinds.length - 1]).toBe('result');
+    expect(kinds.slice(0, -1).every((k) => k === 'progress')).toBe(true);
+    const progress = streamed.events.filter((e) => e.event === 'progress').map((e) => e.data);
+    expect(progress[0]).toEqual({ tool: 'page.waitFor', elapsedMs: 0 });
+    const elapsed = progress.map((p) => Number(p.elapsedMs));
+    expect(elapsed).toEqual([...elapsed].sort((a, b) => a - b));
+    // The result is what the plain form answers for the same call.
+    const plain = await execute(id, call);
+    expect(plain.status).toBe(200);
+    expect(streamed.events[kinds.length - 1]?.data).toEqual(plain.body);
+    expect(plain.body).toEqual({
+      content: JSON.stringify({ state: 'idleFor' }),
+      details: { state: 'idleFor' },
+    });
+    // The MCP tool name and POST /execute stream too.
+    const byTool = await executeStreamed(id, { tool_name: 'page_text', args: {} });
+    expect(byTool.events.map((e) => e.event)).toEqual(['progress', 'result']);
+    expect(byTool.events[0]?.data).toEqual({ tool: 'page.text', elapsedMs: 0 });
+    const res = await fetch(`${suite.service.url}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY_A, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ session_id: id, tool_name: 'page.evaluate', args: { expression: '6 * 7' } }),
+    });
+    const viaBody = parseEvents(await res.text());
+    expect(viaBody.map((e) => e.event)).toEqual(['progress', 'result']);
+    expect(viaBody[1]?.data.details).toMatchObject({ result: 42 });
+    await rest('DELETE', `/sessions/${id}`);
+  });
+
+  it('a failing call ends the stream with one error event carrying the REST error body', async () => {
+    const id = await createSession();
+    await execute(id, { tool_name: 'page.goto', args: { url: `${suite.fixture.url}/projects` } });
+    const click = { tool_name: 'page.click', args: { selector: '#nothing', timeout: 500 } };
+    const streamed = await executeStreamed(id, click);
+    // The stream had started: 200, and the error's code says what failed.
+    expect(streamed.status).toBe(200);
+    const kinds = streamed.events.map((e) => e.event);
+    expect(kinds[0]).toBe('progress');
+    expect(kinds.filter((k) => k === 'error')).toEqual(['error']);
+    expect(kinds[kinds.length - 1]).toBe('error');
+    expect(kinds).not.toContain('result');
+    const error = streamed.events[kinds.length - 1]?.data.error as {
+      code: number;
+      message: string;
+      data?: unknown;
+    };
+    expect(error.code).toBe(TIMEOUT);
+    expect(error.message).toContain('#nothing');
+    // The same call in the plain form: its status, and the same error object.
+    const plain = await execute(id, click);
+    expect(plain.status).toBe(504);
+    expect(Object.keys(plain.body.error ?? {}).sort()).toEqual(Object.keys(error).sort());
+    expect(plain.body.error?.code).toBe(error.code);
+    // Args the method refuses are found by the call itself: an error event too.
+    const badArgs = await executeStreamed(id, { tool_name: 'page.goto', args: { nope: 1 } });
+    expect(badArgs.status).toBe(200);
+    expect(badArgs.events.map((e) => e.event)).toEqual(['progress', 'error']);
+    expect((badArgs.events[1]?.data.error as { code: number }).code).toBe(INVALID_PARAMS);
+    await rest('DELETE', `/sessions/${id}`);
+  });
+
+  it('refusals of the body or the tool stay plain JSON with their status; a wildcard Accept gets JSON', async () => {
+    const id = await createSession();
+    const noTool = await executeStreamed(id, { args: {} });
+    expect(noTool.status).toBe(400);
+    expect(noTool.type).toMatch(/^application\/json/);
+    expect((JSON.parse(noTool.text) as Reply['body']).error?.code).toBe(INVALID_PARAMS);
+    const extra = await executeStreamed(id, { tool_name: 'page.text', params: {} });
+    expect(extra.status).toBe(400);
+    expect(extra.type).toMatch(/^application\/json/);
+    const unknown = await executeStreamed(id, { tool_name: 'page.teleport' });
+    expect(unknown.status).toBe(404);
+    expect((JSON.parse(unknown.text) as Reply['body']).error?.code).toBe(METHOD_NOT_FOUND);
+    const notSession = await executeStreamed(id, { tool_name: 'session.list' });
+    expect(notSession.status).toBe(400);
+    // Only an Accept that names text/event-stream streams: */* and JSON keep the plain answer.
+    for (const accept of ['*/*', 'application/json', 'text/event-stream;q=0']) {
+      const plain = await executeStreamed(id, { tool_name: 'page.text' }, { accept });
+      expect(plain.status, accept).toBe(200);
+      expect(plain.type, accept).toMatch(/^application\/json/);
+      expect(JSON.parse(plain.text), accept).toEqual({ content: '', details: { text: '' } });
+    }
+    await rest('DELETE', `/sessions/${id}`);
+  });
+
+  it('the client going away aborts the call: the session is free for the next one', async () => {
+    const id = await createSession();
+    const requestId = `runner-sse-gone-${Date.now()}`;
+    const controller = new AbortController();
+    const res = await fetch(`${suite.service.url}/sessions/${id}/execute`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': KEY_A,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-request-id': requestId,
+      },
+      // A pause far longer than the test: only the abort can end it in time.
+      body: JSON.stringify({ tool_name: 'page.waitFor', args: { state: 'idleFor', ms: 60_000 } }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    if (reader === undefined) throw new Error('the stream has no body');
+    // The first progress arrives while the call runs.
+    let received = '';
+    const decoder = new TextDecoder();
+    while (!received.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before its first event: ${received}`);
+      received += decoder.decode(value, { stream: true });
+    }
+    expect(parseEvents(received)[0]).toEqual({
+      event: 'progress',
+      data: { tool: 'page.waitFor', elapsedMs: 0 },
+    });
+    controller.abort();
+    // The call ended (its log line is written when it ends), long before its 60 s pause.
+    await waitFor(
+      () => suite.service.logs.some((l) => l.includes(requestId) && l.includes('"method":"page.waitFor"')),
+      15_000,
+      'the aborted page.waitFor to end',
+    );
+    const next = await execute(id, { tool_name: 'page.text' });
+    expect(next.status).toBe(200);
     await rest('DELETE', `/sessions/${id}`);
   });
 });

@@ -123,6 +123,11 @@ describe('the runner page runs the agent loop in the browser', () => {
     );
     expect(await page.getAttribute('#reward', 'data-reward')).toBe('1');
     expect(await page.textContent('#reward')).toContain(RUNNER_GOAL_TEXT);
+    // Each tool call ran in execute's streamed form: its row got the progress event sent at the
+    // start, and lost its running label when its result came.
+    for (const row of await page.locator('.entry-tool-call').all())
+      expect(Number(await row.getAttribute('data-progress-events'))).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('.tool-running').count()).toBe(0);
 
     // The service: one session, each tool call executed once under its tool_use id, then closed.
     const executes = suite.toService.filter((r) => r.method === 'POST' && r.url.includes('/execute'));
@@ -130,6 +135,7 @@ describe('the runner page runs the agent loop in the browser', () => {
     expect(bodies.map((b) => b.tool_name)).toEqual(['page.goto', 'page.text', 'screenshot', 'page.text']);
     expect(bodies.slice(0, 3).map((b) => b.idempotency_key)).toEqual(['toolu_01', 'toolu_02', 'toolu_03']);
     expect(bodies[0]?.args).toEqual({ url: goal });
+    for (const r of executes) expect(r.headers.accept).toBe('text/event-stream');
     expect(suite.toService.filter((r) => r.method === 'POST' && r.url.endsWith('/sessions'))).toHaveLength(1);
     expect(suite.toService.filter((r) => r.method === 'DELETE')).toHaveLength(1);
     expect(await openSessions()).toEqual([]);
@@ -204,6 +210,28 @@ describe('the runner page runs the agent loop in the browser', () => {
     expect(suite.fake.requests).toHaveLength(2);
     // Step 1's call ran; step 2's was not run, since no model call may follow it.
     expect(suite.toService.filter((r) => r.url.includes('/execute'))).toHaveLength(1);
+    expect(await openSessions()).toEqual([]);
+  });
+});
+
+describe('a long tool call in the runner page', () => {
+  it('shows "running … N s" on its row while it runs, and Stop ends it and closes the session', async () => {
+    // A pause far longer than the test: only Stop ends it.
+    script([toolTurn('toolu_w1', 'page_waitFor', { state: 'idleFor', ms: 60_000 }), textTurn('Waited.')]);
+    const page = await suite.openRunner();
+    await suite.fill(page, { tools: 'page.goto, page.waitFor' });
+    await page.click('#run');
+    const row = page.locator('.entry-tool-call[data-tool-use-id="toolu_w1"]');
+    await row.locator('.tool-running').waitFor();
+    expect(await row.locator('.tool-running').textContent()).toMatch(/^ running … \d+ s$/);
+    expect(await page.getAttribute('#status', 'data-state')).toBeNull();
+    await page.click('#stop');
+    await page.waitForSelector('#status[data-state]');
+    expect(await page.getAttribute('#status', 'data-state')).toBe('stopped');
+    expect(await row.locator('.tool-running').count()).toBe(0);
+    expect(await row.locator('.tool-unfinished').textContent()).toBe(' not finished');
+    // The model was never told a result: the call did not finish.
+    expect(suite.fake.requests).toHaveLength(1);
     expect(await openSessions()).toEqual([]);
   });
 });
