@@ -1950,6 +1950,8 @@ export interface PageSnapshotParams {
   interactive?: boolean;
   /** Also answer where each element is: [box=x,y,widthxheight] after its ref, in CSS pixels of the viewport as page.mouse and page.drag take them (at most 200 elements; default false). For canvas and SVG UIs. */
   boxes?: boolean;
+  /** Only the top levels of the tree: 1 is the top lines alone. Under a line whose lines below were left out, "- … N more lines" says how many (page.snapshot with its ref shows them). Not with interactive or since. */
+  depth?: number;
   /** A revision of an earlier snapshot of the same page and scope: answer only what changed since (the session keeps its last 3). When it is not kept, the answer is the whole snapshot, with a note. */
   since?: number;
   /** Characters at most in this answer, cut at a line end (default 20000). */
@@ -2763,6 +2765,8 @@ export interface FindByRoleParams {
   limit?: number;
   /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
   boxes?: boolean;
+  /** Also answer where each match sits in the page: the lines from the root down to it, the lines beside that path elided as "- … N earlier lines" / "- … N later lines" (default false). */
+  path?: boolean;
   /** Search this snapshot instead of taking a new one, when it is still the newest of the whole page and the page shows its document (the revision page.snapshot or an earlier find answered); otherwise a new snapshot is taken, as without it. The answer's revision says which was searched. */
   revision?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
@@ -2798,6 +2802,8 @@ export interface FindByRoleResult {
       width: number;
       height: number;
     };
+    /** With path: the snapshot lines from the root to the match (marked <- match), off-path lines elided with their counts; at most 1500 characters, the levels nearest the root left out first. */
+    path?: string;
   }>;
 }
 
@@ -2815,6 +2821,8 @@ export interface FindByTextParams {
   limit?: number;
   /** Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false). */
   boxes?: boolean;
+  /** Also answer where each match sits in the page: the lines from the root down to it, the lines beside that path elided as "- … N earlier lines" / "- … N later lines" (default false). */
+  path?: boolean;
   /** Search this snapshot instead of taking a new one, when it is still the newest of the whole page and the page shows its document (the revision page.snapshot or an earlier find answered); otherwise a new snapshot is taken, as without it. The answer's revision says which was searched. */
   revision?: number;
   /** Milliseconds to wait for the snapshot (default 15000). */
@@ -2846,6 +2854,8 @@ export interface FindByTextResult {
       width: number;
       height: number;
     };
+    /** With path: the snapshot lines from the root to the match (marked <- match), off-path lines elided with their counts; at most 1500 characters, the levels nearest the root left out first. */
+    path?: string;
   }>;
 }
 

@@ -301,3 +301,28 @@ describe('a frozen page', () => {
     }
   });
 });
+
+describe('find.*: path from the root', () => {
+  it('path: the lines from the root to each match, off-path lines elided with counts', () =>
+    withSession(async (s) => {
+      const text = await byText(s, { text: 'Shadow action', path: true });
+      const path = text.matches[0]?.path ?? '';
+      const rows = path.split('\n');
+      expect(rows.at(-1) ?? '', path).not.toBe('');
+      // The match is marked, and every line above it is at most as deep as the next (a path).
+      const marked = rows.findIndex((l) => l.endsWith(' <- match'));
+      expect(marked, path).toBeGreaterThan(-1);
+      const depth = (l: string) => (l.length - l.trimStart().length) / 2;
+      const onPath = rows.slice(0, marked + 1).filter((l) => !l.includes('- … '));
+      onPath.forEach((l, i) => expect(depth(l), path).toBe(depth(onPath[0] ?? '') + i));
+      expect(path).toMatch(/- … \d+ (earlier|later) lines?/);
+      // The same search without path answers none.
+      const plain = await byText(s, { text: 'Shadow action' });
+      expect(plain.matches[0]).not.toHaveProperty('path');
+      const role = await byRole(s, { role: 'button', name: 'Cross-site action', path: true });
+      expect(role.matches[0]?.path).toMatch(/button "Cross-site action" \[ref=f\d+e\d+\] <- match$/m);
+      expect((await refusal('find.byRole', { session_id: s, role: 'button', path: 'yes' })).code).toBe(
+        -32602,
+      );
+    }));
+});

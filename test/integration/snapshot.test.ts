@@ -253,4 +253,39 @@ describe('page.snapshot: interactive, since and subtrees', () => {
     expect(stale.error?.code).toBe(-32013);
     await suite.service.call('session.close', { session_id: s });
   });
+
+  it('depth: the top levels only, each cut subtree counted, its refs usable to read on', async () => {
+    const s = await open();
+    const whole = await snapshot({ session_id: s });
+    const top = await snapshot({ session_id: s, depth: 1 });
+    const lines = top.snapshot.split('\n');
+    // No line nested deeper than one level below the top, and the counts add up to what was cut.
+    expect(lines.every((l) => /^(- | {2}- … \d+ more lines?$)/.test(l))).toBe(true);
+    const cut = lines.reduce((sum, l) => sum + Number(/… (\d+) more/.exec(l)?.[1] ?? 0), 0);
+    const kept = lines.filter((l) => !l.includes('… ')).length;
+    expect(kept + cut).toBe(whole.snapshot.split('\n').filter((l) => l.trim() !== '').length);
+    expect(top.snapshot.length).toBeLessThan(whole.snapshot.length);
+    // A ref on a kept line reads the part that was cut.
+    const two = await snapshot({ session_id: s, depth: 2 });
+    expect(two.snapshot).toMatch(/more lines?/);
+    const ref = /\[ref=(e\d+)\]:\n\s+- … \d+ more/.exec(two.snapshot)?.[1];
+    if (ref === undefined) throw new Error(`no cut line with a ref in:\n${two.snapshot}`);
+    const part = await snapshot({ session_id: s, ref });
+    expect(part.snapshot.split('\n').length).toBeGreaterThan(1);
+    // Not with interactive or since, nor with a cursor; out of range refused.
+    for (const bad of [
+      { depth: 1, interactive: true },
+      { depth: 1, since: two.revision },
+      { depth: 0 },
+      { depth: 51 },
+      { depth: 'two' },
+    ]) {
+      const reply = await suite.service.rpc('page.snapshot', { session_id: s, ...bad });
+      expect(reply.error?.code, JSON.stringify(bad)).toBe(-32602);
+    }
+    const first = await snapshot({ session_id: s, maxChars: 100 });
+    const mixed = await suite.service.rpc('page.snapshot', { session_id: s, cursor: first.cursor, depth: 2 });
+    expect(mixed.error?.message).toContain('give it alone');
+    await suite.service.call('session.close', { session_id: s });
+  });
 });

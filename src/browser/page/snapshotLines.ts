@@ -21,6 +21,11 @@ export interface SnapshotLine {
   parent: number;
 }
 
+/** The line that stands for lines a view left out below or beside a line it shows. */
+export function elidedLine(indent: number, count: number, where = 'more'): string {
+  return `${'  '.repeat(indent)}- … ${count} ${where} line${count === 1 ? '' : 's'}`;
+}
+
 const LINE = /^( *)- (.*)$/;
 
 /** Parses a snapshot into lines; a line that is not an element (a wrapped value) is skipped. */

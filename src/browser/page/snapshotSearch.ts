@@ -3,7 +3,7 @@
 // search reach into frames (cross-origin ones included) and shadow roots, with refs actions accept.
 import { runWithDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
-import type { SnapshotLine } from './snapshotLines.js';
+import { elidedLine, type SnapshotLine } from './snapshotLines.js';
 
 /** A match's `line`: a button name or a paragraph can be kilobytes, an answer lists up to 200 of them. */
 export const MAX_MATCH_LINE_CHARS = 300;
@@ -238,4 +238,53 @@ export function groupAlike<M extends ShownMatch>(
     out.push(kept);
   }
   return out;
+}
+
+/** The most characters of a match's path from the root: past it, the levels nearest the root go. */
+export const MAX_PATH_CHARS = 1_500;
+
+/**
+ * A match as seen from the snapshot's root: each enclosing line from the top down, and at each
+ * level the lines beside the path elided into `- … N earlier lines` and `- … N later lines` (their
+ * whole subtrees counted), the match marked. Ancestors are cut to MAX_CONTEXT_LINE_CHARS; when the
+ * whole is over MAX_PATH_CHARS the levels nearest the root are left out first, said in one line.
+ */
+export function pathOf(lines: readonly SnapshotLine[], match: LineMatch): string {
+  const chain: number[] = [];
+  for (let at = match.index; at !== -1; at = lines[at]?.parent ?? -1) chain.unshift(at);
+  /** Lines of `parent`'s subtree before and after its child `child` (-1: the top level). */
+  const beside = (parent: number, child: number): { before: number; after: number } => {
+    const start = parent + 1;
+    const end = parent === -1 ? lines.length : parent + 1 + countBelow(lines, parent);
+    const childEnd = child + 1 + countBelow(lines, child);
+    return { before: child - start, after: end - childEnd };
+  };
+  const levels = chain.map((index, level) => {
+    const line = lines[index];
+    const depth = line?.depth ?? level;
+    const { before, after } = beside(level === 0 ? -1 : (chain[level - 1] ?? -1), index);
+    const own =
+      index === match.index
+        ? `${'  '.repeat(depth)}- ${lineOf(lines, match)}${MATCH_MARK}`
+        : `${'  '.repeat(depth)}- ${excerpt(line?.text ?? '', 0, MAX_CONTEXT_LINE_CHARS)}`;
+    return {
+      before: before > 0 ? elidedLine(depth, before, 'earlier') : undefined,
+      own,
+      after: after > 0 ? elidedLine(depth, after, 'later') : undefined,
+    };
+  });
+  const render = (from: number): string => {
+    const head = from > 0 ? [`- … ${from} enclosing level${from === 1 ? '' : 's'} above`] : [];
+    const down = levels.slice(from).flatMap((l) => (l.before === undefined ? [l.own] : [l.before, l.own]));
+    const up = levels
+      .slice(from)
+      .reverse()
+      .flatMap((l) => (l.after === undefined ? [] : [l.after]));
+    return [...head, ...down, ...up].join('\n');
+  };
+  for (let from = 0; from < levels.length; from++) {
+    const text = render(from);
+    if (text.length <= MAX_PATH_CHARS) return text;
+  }
+  return excerpt(render(levels.length - 1), 0, MAX_PATH_CHARS);
 }

@@ -1,6 +1,6 @@
 // Views of a snapshot an agent asks for instead of the whole tree: only what can be acted on, with
 // the landmarks and heading that locate it. What changed since an earlier one: snapshotDiff.ts.
-import { parseSnapshot, type SnapshotLine } from './snapshotLines.js';
+import { elidedLine, parseSnapshot, type SnapshotLine } from './snapshotLines.js';
 
 /** Roles a person acts on: they get a line in the interactive view. */
 const INTERACTIVE_ROLES = new Set([
@@ -209,4 +209,35 @@ function compactLine(lines: SnapshotLine[], index: number, required: ReadonlySet
     text += `: ${selected.map((o) => o.name ?? '').join(', ')}`;
   else if (line.value !== undefined) text += `: ${line.value}`;
   return text;
+}
+
+/** The most levels page.snapshot's depth may name: deeper than any tree a page is worth reading so. */
+export const MAX_SNAPSHOT_DEPTH = 50;
+
+/**
+ * The snapshot's top `depth` levels: each line nested deeper is left out, and under a line whose
+ * lines below were cut one `- … N more lines` line says how many (page.snapshot with its ref, or a
+ * larger depth, shows them).
+ */
+export function depthView(snapshot: string, depth: number): string {
+  const raw = snapshot.split('\n');
+  const out: string[] = [];
+  let cut = 0;
+  let cutIndent = 0;
+  const flush = (): void => {
+    if (cut > 0) out.push(elidedLine(cutIndent, cut));
+    cut = 0;
+  };
+  for (const line of raw) {
+    const indent = (line.length - line.trimStart().length) / 2;
+    if (indent >= depth) {
+      if (cut === 0) cutIndent = depth;
+      cut += 1;
+      continue;
+    }
+    flush();
+    out.push(line);
+  }
+  flush();
+  return out.join('\n');
 }

@@ -7,7 +7,9 @@ import {
   MATCH_MARK,
   matchRole,
   matchText,
+  MAX_PATH_CHARS,
   MAX_REGEX_INPUT_CHARS,
+  pathOf,
   refOf,
   REGEX_SEARCH_BUDGET_MS,
   type LineMatch,
@@ -43,6 +45,18 @@ const boxesParam = Type.Boolean({
   description:
     "Also answer each match's box: where it is on the screen, in CSS pixels of the viewport as page.mouse and page.drag take them (default false).",
 });
+
+const pathParam = Type.Boolean({
+  default: false,
+  description:
+    'Also answer where each match sits in the page: the lines from the root down to it, the lines beside that path elided as "- … N earlier lines" / "- … N later lines" (default false).',
+});
+
+const MatchPath = Type.Optional(
+  Type.String({
+    description: `With path: the snapshot lines from the root to the match (marked${MATCH_MARK}), off-path lines elided with their counts; at most ${MAX_PATH_CHARS} characters, the levels nearest the root left out first.`,
+  }),
+);
 
 const MatchBox = Type.Optional(
   Type.Object(
@@ -135,6 +149,7 @@ export const findByRole = defineSessionMethod({
     }),
     limit: limitParam,
     boxes: boxesParam,
+    path: pathParam,
     revision: revisionParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
@@ -156,6 +171,7 @@ export const findByRole = defineSessionMethod({
         }),
         alike: MatchAlike,
         box: MatchBox,
+        path: MatchPath,
       }),
       { description: 'The first matches, in page order (limit at most, alike ones counted).' },
     ),
@@ -170,6 +186,7 @@ export const findByRole = defineSessionMethod({
       ref: refOf(lines, match.index),
       name: lines[match.index]?.name ?? null,
       line: lineOf(lines, match),
+      ...(params.path ? { path: pathOf(lines, match) } : {}),
     }));
     const matches = await boxed(
       session,
@@ -238,6 +255,7 @@ export const findByText = defineSessionMethod({
     ),
     limit: limitParam,
     boxes: boxesParam,
+    path: pathParam,
     revision: revisionParam,
     timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
   },
@@ -251,6 +269,7 @@ export const findByText = defineSessionMethod({
         }),
         alike: MatchAlike,
         box: MatchBox,
+        path: MatchPath,
       }),
       { description: 'The first matches, in page order (limit at most, alike ones counted).' },
     ),
@@ -265,6 +284,7 @@ export const findByText = defineSessionMethod({
     const shown = (match: LineMatch) => ({
       ref: refOf(lines, match.index),
       context: contextOf(lines, match),
+      ...(params.path ? { path: pathOf(lines, match) } : {}),
     });
     const matches = await boxed(
       session,

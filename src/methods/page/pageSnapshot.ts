@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { encodeCursor, offsetOf, pageOf, type SnapshotEntry } from '../../browser/page/pageSnapshot.js';
 import { diffSnapshots, MAX_DIFF_EDITS } from '../../browser/page/snapshotDiff.js';
-import { interactiveView } from '../../browser/page/snapshotViews.js';
+import { depthView, interactiveView, MAX_SNAPSHOT_DEPTH } from '../../browser/page/snapshotViews.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import type { Session } from '../../browser/session/session.js';
@@ -161,6 +161,14 @@ export const pageSnapshot = defineSessionMethod({
       description:
         'Also answer where each element is: [box=x,y,widthxheight] after its ref, in CSS pixels of the viewport as page.mouse and page.drag take them (at most 200 elements; default false). For canvas and SVG UIs.',
     }),
+    depth: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_SNAPSHOT_DEPTH,
+        description:
+          'Only the top levels of the tree: 1 is the top lines alone. Under a line whose lines below were left out, "- … N more lines" says how many (page.snapshot with its ref shows them). Not with interactive or since.',
+      }),
+    ),
     since: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -223,6 +231,11 @@ export const pageSnapshot = defineSessionMethod({
   async handler(params, { session }) {
     if (params.selector !== undefined && params.ref !== undefined)
       throw refuse('give selector or ref, not both', '/ref');
+    if (params.depth !== undefined && (params.interactive || params.since !== undefined))
+      throw refuse(
+        `depth cuts the whole tree: give it without ${params.interactive ? 'interactive' : 'since'}`,
+        '/depth',
+      );
     let entry: SnapshotEntry | undefined;
     let answer: Answer | undefined;
     if (params.cursor === undefined) {
@@ -234,10 +247,18 @@ export const pageSnapshot = defineSessionMethod({
           ? await session.requiredRefs(params.timeout)
           : undefined;
       entry = await session.takeSnapshot(params.selector, params.ref, params.timeout);
-      answer = answerFor(entry, before, params.since, params.interactive, {
-        text: params.interactive ? interactiveView(entry.text, required) : entry.text,
-        name: params.interactive ? 'the whole interactive view' : 'the whole snapshot',
-      });
+      answer = answerFor(
+        entry,
+        before,
+        params.since,
+        params.interactive,
+        params.depth !== undefined
+          ? { text: depthView(entry.text, params.depth), name: `the snapshot to depth ${params.depth}` }
+          : {
+              text: params.interactive ? interactiveView(entry.text, required) : entry.text,
+              name: params.interactive ? 'the whole interactive view' : 'the whole snapshot',
+            },
+      );
       if (params.boxes) answer = { ...answer, text: await session.withBoxes(answer.text, params.timeout) };
       entry.answer = answer.text;
     } else {
@@ -250,7 +271,9 @@ export const pageSnapshot = defineSessionMethod({
               ? 'since'
               : params.interactive
                 ? 'interactive'
-                : undefined;
+                : params.depth !== undefined
+                  ? 'depth'
+                  : undefined;
       if (mixed !== undefined)
         throw refuse(`a cursor continues an answer as it was: give it alone, not with ${mixed}`, '/cursor');
       entry = session.snapshots.latest();
