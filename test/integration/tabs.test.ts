@@ -1,6 +1,7 @@
 // tabs.* against a second Chromium this test starts with --remote-debugging-port (seed 000's set-up),
 // and whose tabs they are: the key that opened or attached a tab, alone (and ADMIN_API_KEY).
 import dgram from 'node:dgram';
+import { WebSocket } from 'ws';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDecoyServer, startFixtureServer, type FixtureServer } from '../fixtures/fixtureServer.js';
@@ -378,6 +379,87 @@ describe('tabs.* over CDP_URL', () => {
       'the session of the closed tab to end',
     );
     expect((await tabs()).some((t) => t.tabId === tabId)).toBe(false);
+  });
+
+  it('a pending dialog the person at the browser answers: no longer listed, dialog.handle says so, the next one waits again', async () => {
+    const tabId = await userTab('/confirm-delete');
+    const { session_id } = await service.call<{ session_id: string }>('tabs.attach', { tabId });
+    await service.call('dialog.setPolicy', { session_id, policy: { mode: 'manual' } });
+    // Another DevTools client of that browser (the person's own DevTools, open on the tab).
+    const target = (await chromeTabs()).find((t) => t.id === tabId);
+    const socketUrl = (
+      (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as {
+        id: string;
+        webSocketDebuggerUrl: string;
+      }[]
+    ).find((t) => t.id === target?.id)?.webSocketDebuggerUrl;
+    if (socketUrl === undefined) throw new Error('no DevTools socket for the tab');
+    const devtools = new WebSocket(socketUrl);
+    await new Promise<void>((resolve, reject) => {
+      devtools.once('open', () => resolve());
+      devtools.once('error', reject);
+    });
+    const replies = new Map<number, (reply: unknown) => void>();
+    devtools.on('message', (raw: Buffer) => {
+      const message = JSON.parse(raw.toString()) as { id?: number; result?: unknown; error?: unknown };
+      if (message.id !== undefined) replies.get(message.id)?.(message.error ?? message.result);
+    });
+    const send = (id: number, method: string, params: Record<string, unknown> = {}) =>
+      new Promise<unknown>((resolve) => {
+        replies.set(id, resolve);
+        devtools.send(JSON.stringify({ id, method, params }));
+      });
+    expect(await send(1, 'Page.enable')).toEqual({});
+    const pendingClick = await service.rpc('page.click', {
+      session_id,
+      selector: 'button[data-name="alpha"]',
+    });
+    expect(pendingClick.error?.code).toBe(-32014);
+    // While the click waits in the dialog, the session's calls answer DIALOG_PENDING naming it.
+    const waiting = async () => (await service.rpc('pages.list', { session_id })).error;
+    expect(await waiting()).toMatchObject({ code: -32014, data: { dialog: { type: 'confirm' } } });
+
+    // The person accepts it in their DevTools.
+    expect(await send(2, 'Page.handleJavaScriptDialog', { accept: true })).toEqual({});
+    devtools.close();
+
+    type Listed = { pages: { page_id: string; dialog?: { type: string } }[] };
+    await waitFor(
+      async () => {
+        const reply = await service.rpc('pages.list', { session_id });
+        return reply.error === undefined && (reply.result as Listed).pages[0]?.dialog === undefined;
+      },
+      10_000,
+      'pages.list answering with no dialog',
+    );
+    const handled = await service.rpc('dialog.handle', { session_id, accept: false });
+    expect(handled.error?.code).toBe(-32602);
+    expect(handled.error?.message).toContain('closed outside the service');
+    expect(handled.error?.data).toMatchObject({ dialog: { type: 'confirm', closedElsewhere: true } });
+    // The page got the person's answer, and the event log says how it was closed.
+    await waitFor(
+      async () =>
+        (await service.call<{ text: string }>('page.text', { session_id, selector: '#out' })).text ===
+        'deleted alpha',
+      10_000,
+      "the person's accept to reach the page",
+    );
+    const lines = (
+      await service.call<{ console: { type: string; text: string }[] }>('logs.pull', { session_id })
+    ).console.flatMap((e) => (e.type === 'dialog' ? [e.text] : []));
+    expect(lines).toContain('confirm: Delete alpha? (accepted outside the service)');
+
+    // The next dialog on that page waits for dialog.handle again, and is answered as asked.
+    const again = await service.rpc('page.click', { session_id, selector: 'button[data-name="beta"]' });
+    expect(again.error?.code).toBe(-32014);
+    expect(await waiting()).toMatchObject({ code: -32014, data: { dialog: { message: 'Delete beta?' } } });
+    expect(await service.call('dialog.handle', { session_id, accept: false })).toMatchObject({
+      outcome: 'dismissed',
+    });
+    expect((await service.call<{ text: string }>('page.text', { session_id, selector: '#out' })).text).toBe(
+      'kept beta',
+    );
+    await service.call('tabs.close', { tabId });
   });
 
   it('tabs.close and tabs.attach of an unknown tab fail with ACTION_FAILED', async () => {

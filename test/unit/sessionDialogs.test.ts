@@ -73,7 +73,7 @@ describe('SessionDialogs', () => {
     expect(dialogs.current).toEqual({ ...DEFAULT_DIALOG_POLICY, prompt: 'accept', promptText: 'Ada' });
   });
 
-  it('manual mode keeps a dialog pending for handle, which answers it once', () => {
+  it('manual mode keeps a dialog pending for handle, which answers it once', async () => {
     const { dialogs, recorded } = setUp();
     dialogs.setPolicy({ mode: 'manual' });
     const { d, answers } = dialog('confirm', 'sure?');
@@ -84,19 +84,67 @@ describe('SessionDialogs', () => {
     expect(answers).toEqual([]);
     expect(seen).toEqual(['p2']);
     expect(dialogs.pendingOn('p2')).toMatchObject({ type: 'confirm', message: 'sure?', outcome: 'pending' });
-    expect(() => dialogs.handle(true, undefined, 'p1', 'p1')).toThrow(
+    await expect(dialogs.handle(true, undefined, 'p1', 'p1')).rejects.toThrow(
       /No dialog is pending on page p1; pending on: p2/,
     );
     // No page_id, none on the active page: the oldest pending one.
-    expect(dialogs.handle(true, undefined, undefined, 'p1')).toMatchObject({
+    expect(await dialogs.handle(true, undefined, undefined, 'p1')).toMatchObject({
       outcome: 'accepted',
       page_id: 'p2',
     });
     expect(answers).toEqual(['accept']);
-    expect(() => dialogs.handle(true, undefined, undefined, 'p1')).toThrow(
+    await expect(dialogs.handle(true, undefined, undefined, 'p1')).rejects.toThrow(
       /No dialog is pending in this session/,
     );
     expect(recorded()).toEqual(['confirm pending p2', 'confirm accepted p2']);
+  });
+
+  it('a pending dialog closed elsewhere: no longer pending, handle says so, the next dialog waits again', async () => {
+    const { dialogs, lines, recorded } = setUp();
+    dialogs.setPolicy({ mode: 'manual' });
+    const first = dialog('confirm', 'sure?');
+    dialogs.onDialog(first.d, 'p1');
+    dialogs.closedElsewhere('p1', true);
+    expect(dialogs.pendingOn('p1')).toBeUndefined();
+    expect(lines.at(-1)).toBe('confirm: sure? (accepted outside the service)');
+    await expect(dialogs.handle(true, undefined, undefined, 'p1')).rejects.toThrow(
+      /was closed outside the service .* nothing was answered/,
+    );
+    expect(first.answers).toEqual([]);
+    // A close of a dialog that is not pending (one the session answered) changes nothing.
+    dialogs.closedElsewhere('p1', false);
+    const second = dialog('alert', 'again');
+    dialogs.onDialog(second.d, 'p1');
+    expect(second.answers).toEqual([]);
+    expect(dialogs.pendingOn('p1')).toMatchObject({ type: 'alert', outcome: 'pending' });
+    expect(await dialogs.handle(true, undefined, undefined, 'p1')).toMatchObject({ outcome: 'accepted' });
+    expect(recorded()).toEqual([
+      'confirm pending p1',
+      'confirm accepted p1',
+      'alert pending p1',
+      'alert accepted p1',
+    ]);
+  });
+
+  it('handle never reports an answer the browser refused because the dialog was gone', async () => {
+    const { dialogs, recorded } = setUp();
+    dialogs.setPolicy({ mode: 'manual' });
+    const gone: Dialog = {
+      type: () => 'confirm',
+      message: () => 'sure?',
+      accept: () => Promise.reject(new Error('dialog.accept: No dialog is showing')),
+      dismiss: () => Promise.reject(new Error('dialog.dismiss: No dialog is showing')),
+    };
+    dialogs.onDialog(gone, 'p1');
+    await expect(dialogs.handle(true, undefined, undefined, 'p1')).rejects.toThrow(
+      /closed outside the service/,
+    );
+    expect(recorded()).toEqual(['confirm pending p1']);
+    // Another failure is not taken for a closed dialog.
+    const broken: Dialog = { ...gone, accept: () => Promise.reject(new Error('protocol error')) };
+    dialogs.onDialog(broken, 'p2');
+    await expect(dialogs.handle(true, undefined, 'p2', 'p1')).rejects.toThrow('protocol error');
+    expect(dialogs.pendingOn('p2')).toMatchObject({ type: 'confirm', outcome: 'pending' });
   });
 
   it('a pending dialog nobody handles is answered by the policy after pendingTimeoutMs', () => {

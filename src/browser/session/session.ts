@@ -35,6 +35,7 @@ import type { StoredRead } from '../page/pageRead.js';
 import { UNKNOWN_DOCUMENT, type SessionPage } from './sessionPage.js';
 import { nameIcons } from '../page/iconNames.js';
 import type { Box } from '../page/elementBoxes.js';
+import { watchDialogCloses } from './dialogWatch.js';
 import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
@@ -276,7 +277,7 @@ export class Session implements NavigationTarget {
     timeoutMs: number,
   ): Promise<DialogReport & { stalled: StalledOutcome | null }> {
     this.lastUsedAt = Date.now();
-    const report = this.dialogs.handle(accept, promptText, pageId, this.active.id);
+    const report = await this.dialogs.handle(accept, promptText, pageId, this.active.id);
     return { ...report, stalled: await this.stalls.afterAnswer(report.page_id, timeoutMs) };
   }
 
@@ -287,6 +288,16 @@ export class Session implements NavigationTarget {
     page.on('dialog', (dialog) => this.dialogs.onDialog(dialog, owner.id));
     // An attached tab's downloads stay in the user's browser.
     if (this.release === undefined) this.downloads.attach(page, owner.id);
+    // The person at an attached tab's browser may answer a pending dialog themselves.
+    else
+      watchDialogCloses(page, (accepted) => this.dialogs.closedElsewhere(owner.id, accepted)).catch(
+        (error: unknown) =>
+          page.isClosed() ||
+          this.signals.note(
+            'warning',
+            `Dialogs closed in the browser itself are not seen on this page: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`,
+          ),
+      );
     owner.track(page, () =>
       this.signals.crash(
         'The page crashed (renderer process died); the next call opens a fresh page.',

@@ -17,6 +17,10 @@ export const MAX_DIALOG_PENDING_TIMEOUT_MS = 120_000;
  */
 export const DIALOG_STALL_GRACE_MS = 300;
 
+/** What Playwright's accept or dismiss fails with when the dialog is no longer there to answer. */
+const DIALOG_GONE =
+  /No dialog is showing|Target page, context or browser has been closed|Target closed|has been closed/i;
+
 export type DialogAnswer = 'accept' | 'dismiss';
 
 /** What the service uses of a Playwright dialog. */
@@ -65,6 +69,18 @@ export function clipMessage(message: string): string {
     : message;
 }
 
+/** dialog.handle for a dialog someone else closed first: nothing was answered. */
+function closedElsewhereError(report: DialogReport): ServiceError {
+  return new ServiceError(
+    'INVALID_PARAMS',
+    `The ${report.type} dialog ("${report.message.slice(0, 200)}") on page ${report.page_id} was closed outside the service (in the browser itself, or by another DevTools client) before dialog.handle: nothing was answered. How it was closed is in session events and logs.pull.`,
+    {
+      dialog: { type: report.type, message: report.message, page_id: report.page_id, closedElsewhere: true },
+      errors: [{ path: '/', message: 'the dialog was closed elsewhere', keyword: 'pending', params: {} }],
+    },
+  );
+}
+
 /** A call cannot finish while a dialog is open on its page: it answers this, and the dialog waits. */
 export class DialogPendingError extends ServiceError {
   constructor(report: DialogReport) {
@@ -84,6 +100,8 @@ export class DialogPendingError extends ServiceError {
 export class SessionDialogs {
   private policy: DialogPolicy = DEFAULT_DIALOG_POLICY;
   private readonly pending = new Map<string, PendingDialog>();
+  /** Per page, the last pending dialog someone else closed: dialog.handle says so instead of "none". */
+  private readonly closedOutside = new Map<string, DialogReport>();
   /** Called each time a dialog becomes pending (a stalled call listens). */
   private readonly listeners = new Set<(pageId: string) => void>();
 
@@ -104,6 +122,7 @@ export class SessionDialogs {
 
   /** A dialog opened on page `pageId`. */
   onDialog(dialog: Dialog, pageId: string): void {
+    this.closedOutside.delete(pageId);
     const report: DialogReport = {
       type: dialog.type(),
       message: clipMessage(dialog.message()),
@@ -114,6 +133,13 @@ export class SessionDialogs {
       this.answer(dialog, report, this.byPolicy(report.type), '');
       return;
     }
+    this.keepPending(dialog, report, pageId);
+    this.record(report, 'pending: waiting for dialog.handle');
+    for (const listener of this.listeners) listener(pageId);
+  }
+
+  /** Leaves `dialog` pending on `pageId` for dialog.handle, answered by the policy after its timeout. */
+  private keepPending(dialog: Dialog, report: DialogReport, pageId: string): void {
     const timeoutMs = this.policy.pendingTimeoutMs;
     const timer = setTimeout(() => {
       if (this.pending.get(pageId)?.dialog !== dialog) return;
@@ -123,8 +149,6 @@ export class SessionDialogs {
     // A pending dialog must not keep the process alive at shutdown.
     timer.unref();
     this.pending.set(pageId, { dialog, report, timer });
-    this.record(report, 'pending: waiting for dialog.handle');
-    for (const listener of this.listeners) listener(pageId);
   }
 
   /** The dialog pending on a page, if any. */
@@ -136,16 +160,18 @@ export class SessionDialogs {
    * Answers the dialog pending on `pageId`, or when none is given, the one on `preferred` (the active
    * page) or else the oldest one. No pending dialog → INVALID_PARAMS.
    */
-  handle(
+  async handle(
     accept: boolean,
     promptText: string | undefined,
     pageId: string | undefined,
     preferred: string,
-  ): DialogReport {
+  ): Promise<DialogReport> {
     const id = pageId ?? (this.pending.has(preferred) ? preferred : this.pending.keys().next().value);
     const entry = id === undefined ? undefined : this.pending.get(id);
     if (id === undefined || entry === undefined) {
       const open = [...this.pending.keys()];
+      const gone = this.closedOutside.get(pageId ?? preferred);
+      if (gone !== undefined) throw closedElsewhereError(gone);
       throw new ServiceError(
         'INVALID_PARAMS',
         pageId === undefined
@@ -165,21 +191,57 @@ export class SessionDialogs {
     }
     clearTimeout(entry.timer);
     this.pending.delete(id);
+    let answered: boolean;
+    try {
+      answered = await this.send(entry.dialog, entry.report.type, accept ? 'accept' : 'dismiss', promptText);
+    } catch (error) {
+      // Not answered, and as far as anyone knows still open: it stays pending for another try.
+      if (!this.pending.has(id)) this.keepPending(entry.dialog, entry.report, id);
+      throw error;
+    }
+    if (!answered) {
+      // Closed before this answer reached it (by someone else, or its page went): never "accepted".
+      this.closedOutside.set(id, entry.report);
+      this.note(
+        'dialog',
+        `${entry.report.type}: closed outside the service before dialog.handle answered it`,
+      );
+      throw closedElsewhereError(entry.report);
+    }
     return this.answer(
       entry.dialog,
       entry.report,
       accept ? 'accept' : 'dismiss',
       ' by dialog.handle',
       promptText,
+      false,
     );
   }
 
   /** A page closed: its pending dialog went with it. */
   dropPage(pageId: string): void {
+    this.closedOutside.delete(pageId);
     const entry = this.pending.get(pageId);
     if (entry === undefined) return;
     clearTimeout(entry.timer);
     this.pending.delete(pageId);
+  }
+
+  /**
+   * The dialog pending on `pageId` was closed by someone else (a person or another DevTools client
+   * of a CDP_URL browser): it is no longer pending, dialog.handle has nothing to answer there, and
+   * the page's next dialog waits for dialog.handle again. `accepted` is how it was closed.
+   */
+  closedElsewhere(pageId: string, accepted: boolean): void {
+    const entry = this.pending.get(pageId);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    this.pending.delete(pageId);
+    this.closedOutside.set(pageId, entry.report);
+    this.record(
+      { ...entry.report, outcome: accepted ? 'accepted' : 'dismissed' },
+      `${accepted ? 'accepted' : 'dismissed'} outside the service`,
+    );
   }
 
   /** Calls `listener` with the page id each time a dialog becomes pending; returns the unsubscribe. */
@@ -195,24 +257,53 @@ export class SessionDialogs {
     return 'accept';
   }
 
+  /**
+   * Records the answer and, unless it was sent already (`send` false), sends it to the browser. A
+   * policy's answer may find the dialog gone (its page closed or navigated, or someone else closed
+   * it): then `answered` notes it as not delivered.
+   */
   private answer(
     dialog: Dialog,
     report: DialogReport,
     answer: DialogAnswer,
     how: string,
     promptText?: string,
+    send = true,
   ): DialogReport {
     const text = promptText ?? this.policy.promptText;
     const done: DialogReport = { ...report, outcome: answer === 'accept' ? 'accepted' : 'dismissed' };
     const withText =
       answer === 'accept' && report.type === 'prompt' ? ` with ${JSON.stringify(clipMessage(text))}` : '';
     this.record(done, `${done.outcome}${withText}${how}`);
-    // The page may have closed or navigated meanwhile, which closes the dialog: nothing is left to answer.
-    (answer === 'accept'
-      ? dialog.accept(report.type === 'prompt' ? text : undefined)
-      : dialog.dismiss()
-    ).catch(() => undefined);
+    if (send)
+      void this.send(dialog, report.type, answer, text).then((answered) => {
+        if (!answered)
+          this.note(
+            'dialog',
+            `${report.type}: the ${done.outcome === 'accepted' ? 'accept' : 'dismiss'} above found the dialog already closed`,
+          );
+      });
     return done;
+  }
+
+  /**
+   * Sends an answer to the browser: true when it answered the dialog, false when the dialog was no
+   * longer open (Playwright: "No dialog is showing", or its page or browser went). Other errors throw.
+   */
+  private async send(
+    dialog: Dialog,
+    type: string,
+    answer: DialogAnswer,
+    promptText?: string,
+  ): Promise<boolean> {
+    const text = promptText ?? this.policy.promptText;
+    try {
+      await (answer === 'accept' ? dialog.accept(type === 'prompt' ? text : undefined) : dialog.dismiss());
+      return true;
+    } catch (error) {
+      if (error instanceof Error && DIALOG_GONE.test(error.message)) return false;
+      throw error;
+    }
   }
 
   private record(report: DialogReport, what: string): void {
