@@ -5,6 +5,15 @@ import { createLogger, logDestination, type Logger } from '../observability/logg
 import { loadDotEnv } from './dotEnv.js';
 import { BrowserNotFoundError, startService } from '../service.js';
 import { watchParent } from './parentWatch.js';
+import { lookAtProcess } from './processIdentity.js';
+import { StopRefusedError, stopRecorded } from './restart.js';
+import {
+  newRecordToken,
+  removeServiceRecord,
+  ServiceRecordError,
+  stateDir,
+  writeServiceRecord,
+} from './serviceRecord.js';
 
 /** Exit codes a supervisor can act on. */
 const EXIT_CONFIG = 2;
@@ -28,6 +37,14 @@ export interface ServeOptions {
    * Docker's init, pm2) or a deliberate `nohup … &` runs, where outliving the shell is the point.
    */
   exitWithParent: boolean;
+  /**
+   * Keep a record of this service (pid, port, start) while it listens, for `serve --restart` and
+   * `stop`. The CLI's serve does; the supervisors' entry (`node dist/src/main.js`) does not: its
+   * supervisor restarts it, and a second service started beside it would find the port taken.
+   */
+  record?: boolean;
+  /** First stop the service recorded for the configured PORT (`serve --restart`). */
+  restart?: boolean;
 }
 
 /**
@@ -56,6 +73,64 @@ export function startLine(base: string): string {
   return `playwright-jsonrpc listening on ${base}: console ${urls.console}, MCP ${urls.mcp}, JSON-RPC ${urls.rpc} (POST or WebSocket)`;
 }
 
+/**
+ * Records the listening service for `serve --restart` and `stop`; answers the function that removes
+ * the record at exit. A record that cannot be written is logged: the service runs without it.
+ */
+function recordService(port: number, config: Config, logger: Logger): () => void {
+  const self = lookAtProcess(process.pid);
+  if (self.kind !== 'alive') {
+    logger.warn('no service record: this system cannot identify processes (no /proc, no ps)');
+    return () => undefined;
+  }
+  const dir = stateDir();
+  const token = newRecordToken();
+  try {
+    const path = writeServiceRecord(dir, {
+      pid: process.pid,
+      port,
+      host: config.host,
+      startedAt: new Date().toISOString(),
+      processStart: self.start,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      token,
+    });
+    logger.debug({ path }, 'service recorded for serve --restart and stop');
+  } catch (error) {
+    logger.warn({ err: error }, 'could not record the service; serve --restart and stop will not find it');
+    return () => undefined;
+  }
+  return () => {
+    try {
+      removeServiceRecord(dir, port, token);
+    } catch (error) {
+      logger.warn({ err: error }, 'could not remove the service record; the next --restart finds it stale');
+    }
+  };
+}
+
+/**
+ * `serve --restart`: stops the service recorded for the configured PORT (once the new configuration
+ * has loaded, so a broken one leaves the old service running). Exits the process when it cannot.
+ */
+async function stopPrevious(config: Config): Promise<void> {
+  const say = (line: string): void => {
+    process.stderr.write(`playwright-jsonrpc serve --restart: ${line}\n`);
+  };
+  if (config.port === 0) {
+    say('PORT is 0 (a free port each run), so there is no service to find: set PORT');
+    process.exit(EXIT_CONFIG);
+  }
+  try {
+    const stopped = await stopRecorded(stateDir(), config.port, config.host, say);
+    say(stopped ? 'starting the new service' : 'starting the service as usual');
+  } catch (error) {
+    if (!(error instanceof StopRefusedError || error instanceof ServiceRecordError)) throw error;
+    say(`${error.message}\nNo new service was started.`);
+    process.exit(EXIT_START_FAILED);
+  }
+}
+
 /** Loads the configuration, starts the service, and stops it on SIGTERM, SIGINT or (opt-in) orphaning. */
 export async function serve(options: ServeOptions): Promise<void> {
   let config;
@@ -69,6 +144,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
     throw error;
   }
+  if (options.restart === true) await stopPrevious(config);
   const logger = createLogger(
     config.logLevel,
     logDestination(config.logFiles ? { dir: config.logDir } : undefined),
@@ -110,6 +186,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const urls = frontDoorUrls(running.url);
   logger.info({ url: running.url, ...urls }, startLine(running.url));
   process.on('unhandledRejection', logUnhandledRejection(logger));
+  const forget = options.record === true ? recordService(running.port, config, logger) : () => undefined;
 
   let stopping = false;
   let stopWatching = (): void => undefined;
@@ -120,13 +197,19 @@ export async function serve(options: ServeOptions): Promise<void> {
     logger.info({ signal: reason }, 'shutting down: closing sessions and the browser');
     const force = setTimeout(() => {
       logger.error('shutdown took too long; exiting');
+      forget();
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    // The record goes last: until the port is free, a --restart must still find this service.
     running.close().then(
-      () => process.exit(0),
+      () => {
+        forget();
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
+        forget();
         process.exit(1);
       },
     );

@@ -166,7 +166,7 @@ describe('playwright-jsonrpc call', () => {
     const top = await cli(['--help'], {});
     expect(top.code).toBe(0);
     expect(top.stdout).toContain('Usage: playwright-jsonrpc <command>');
-    for (const command of ['serve', 'call', 'mcp']) {
+    for (const command of ['serve', 'stop', 'call', 'mcp']) {
       const run = await cli([command, '--help'], {});
       expect(run.code, command).toBe(0);
       expect(run.stdout).toContain(`Usage: playwright-jsonrpc ${command}`);
