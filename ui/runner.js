@@ -1,6 +1,6 @@
 // @ts-check
 // The runner page's DOM: the settings kept in localStorage, the run and stop buttons, the live
-// trace. The loop itself is runnerLoop.js.
+// trace. The loop itself is runnerLoop.js; the sample list and box, runnerSamplePicker.js.
 import {
   DEFAULT_MAX_STEPS,
   DEFAULT_TOOL_METHODS,
@@ -9,6 +9,7 @@ import {
   runAgent,
 } from './runnerLoop.js';
 import { getKey, KEY_STORAGE_NAME } from './api.js';
+import { startSamplePicker } from './runnerSamplePicker.js';
 import { startTopBar } from './topBar.js';
 
 /**
@@ -68,6 +69,16 @@ for (const name of /** @type {(keyof typeof fields)[]} */ (Object.keys(fields)))
   input.value = localStorage.getItem(STORAGE[name]) ?? defaults[name];
   input.addEventListener('change', () => localStorage.setItem(STORAGE[name], input.value.trim()));
 }
+
+const samples = startSamplePicker({
+  select: el('sample', HTMLSelectElement),
+  note: el('samples-note', HTMLParagraphElement),
+  box: el('sample-json', HTMLTextAreaElement),
+  error: el('sample-error', HTMLParagraphElement),
+  summary: el('sample-check', HTMLParagraphElement),
+  task,
+  stepAside: [el('task-field', HTMLLabelElement), el('success-check-field', HTMLLabelElement)],
+});
 
 /** The last connection the page's CSP refused (connect-src), to explain a failed fetch. */
 let refusedConnection = '';
@@ -171,10 +182,16 @@ function show(e) {
       li.append(img);
     }
   } else if (e.kind === 'reward') {
+    // Which check ran, through which method, and what it saw: the reward can be checked by eye.
+    const li = entry('check', `check ${e.checkKind} via ${e.method}: reward ${e.reward}`);
+    li.dataset.checkKind = e.checkKind;
+    li.dataset.reward = String(e.reward);
+    li.append(pre(`${e.check}\nsaw: ${e.saw}`));
     rewardLine.hidden = false;
     rewardLine.dataset.reward = String(e.reward);
+    rewardLine.dataset.checkKind = e.checkKind;
     rewardLine.className = e.reward === 1 ? 'pass' : 'fail';
-    rewardLine.textContent = `Reward ${e.reward}: the final page ${e.reward === 1 ? 'contains' : 'does not contain'} "${e.check}"`;
+    rewardLine.textContent = `Reward ${e.reward}: the check ${e.check} ${e.reward === 1 ? 'passed' : 'failed'}`;
   }
 }
 
@@ -189,6 +206,14 @@ function explain(error) {
 }
 
 async function run() {
+  const sample = samples.current();
+  if (sample !== undefined && !sample.ok) {
+    samples.show();
+    setStatus(`Bad sample: ${sample.error}. Fix it, or empty the sample box to write a task yourself.`, true);
+    status.dataset.state = 'invalid';
+    return;
+  }
+  const picked = sample?.sample;
   const values = {
     serviceKey: getKey() ?? '',
     anthropicKey: fields.anthropicKey.value.trim(),
@@ -204,7 +229,7 @@ async function run() {
     values.anthropicKey === '' && 'the Anthropic API key',
     !/^https?:\/\/[^/]+/.test(values.baseUrl) && 'an http(s) base URL',
     values.model === '' && 'a model',
-    task.value.trim() === '' && 'a task',
+    picked === undefined && task.value.trim() === '' && 'a task',
     !(Number.isInteger(values.maxSteps) && values.maxSteps >= 1 && values.maxSteps <= MAX_STEPS_LIMIT) &&
       `max steps between 1 and ${MAX_STEPS_LIMIT}`,
   ].filter((m) => typeof m === 'string');
@@ -230,8 +255,16 @@ async function run() {
       apiKey: values.anthropicKey,
       baseUrl: values.baseUrl,
       model: values.model,
-      task: task.value.trim(),
-      successCheck: successCheck.value,
+      ...(picked === undefined
+        ? {
+            task: task.value.trim(),
+            ...(successCheck.value.trim() === '' ? {} : { check: { textContains: successCheck.value } }),
+          }
+        : {
+            task: picked.task,
+            check: picked.check,
+            ...(picked.startUrl === undefined ? {} : { startUrl: picked.startUrl }),
+          }),
       maxSteps: values.maxSteps,
       toolMethods:
         values.tools.toLowerCase() === 'all'

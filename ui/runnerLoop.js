@@ -4,6 +4,8 @@
 // through POST /sessions/{id}/execute. runner.js wires it to the DOM; test/unit/runnerLoop.test.ts
 // runs it in Node against scripted streams.
 import { readSseBody } from './api.js';
+import { serviceClient } from './runnerService.js';
+import { runCheck } from './runnerSamples.js';
 
 /** Model calls one run makes at most, unless the person sets fewer (the form shows it). */
 export const DEFAULT_MAX_STEPS = 20;
@@ -229,124 +231,6 @@ export async function streamMessage(o) {
 }
 
 /**
- * The service's side: its key goes only to the service (same origin), never to the model.
- * @param {{ fetch: typeof fetch, serviceKey: string, signal?: AbortSignal }} o
- */
-export function serviceClient(o) {
-  const headers = { authorization: `Bearer ${o.serviceKey}`, 'content-type': 'application/json' };
-  /**
-   * @param {string} method
-   * @param {string} path
-   * @param {unknown} [body]
-   * @returns {Promise<{ ok: boolean, status: number, body: unknown }>}
-   */
-  const request = async (method, path, body) => {
-    const res = await o.fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: o.signal,
-    });
-    return { ok: res.ok, status: res.status, body: parseBody(await res.text()) };
-  };
-  return {
-    /** @returns {Promise<unknown>} */
-    async openRpc() {
-      const r = await request('GET', '/openrpc.json');
-      if (!r.ok) throw new Error(`GET /openrpc.json answered HTTP ${r.status}: ${describeError(r.body)}`);
-      return r.body;
-    },
-    /** @returns {Promise<string>} */
-    async createSession() {
-      const r = await request('POST', '/sessions', {});
-      const id = isRecord(r.body) ? r.body.session_id : undefined;
-      if (!r.ok || typeof id !== 'string')
-        throw new Error(`POST /sessions answered HTTP ${r.status}: ${describeError(r.body)}`);
-      return id;
-    },
-    /**
-     * One tool call, in execute's streamed form (Accept: text/event-stream): onProgress gets the
-     * milliseconds the call has run at each `progress` event, then one `result` or `error` event
-     * ends it. A refusal before the call starts (a bad body, an unknown tool) is plain JSON with
-     * its status.
-     * @param {string} sessionId
-     * @param {string} method
-     * @param {unknown} args
-     * @param {string} idempotencyKey
-     * @param {(elapsedMs: number) => void} [onProgress]
-     * @returns {Promise<ExecuteResult>}
-     */
-    async execute(sessionId, method, args, idempotencyKey, onProgress) {
-      const path = `/sessions/${encodeURIComponent(sessionId)}/execute`;
-      const res = await o.fetch(path, {
-        method: 'POST',
-        headers: { ...headers, accept: 'text/event-stream' },
-        body: JSON.stringify({
-          tool_name: method,
-          args: isRecord(args) ? args : {},
-          idempotency_key: idempotencyKey,
-        }),
-        signal: o.signal,
-      });
-      const streamed = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
-      if (!streamed || res.body === null) {
-        const body = parseBody(await res.text());
-        return executeAnswer(res.ok, body, `HTTP ${res.status}`);
-      }
-      for await (const { event, data } of readSseBody(res.body)) {
-        const body = parseBody(data);
-        if (event === 'progress') {
-          if (isRecord(body) && typeof body.elapsedMs === 'number') onProgress?.(body.elapsedMs);
-        } else if (event === 'result' || event === 'error') {
-          return executeAnswer(event === 'result', body, `an ${event} event`);
-        }
-      }
-      return {
-        ok: false,
-        content: `POST ${path}: the event stream ended without a result or error event`,
-        details: undefined,
-      };
-    },
-    /** @param {string} sessionId */
-    async closeSession(sessionId) {
-      const r = await request('DELETE', `/sessions/${encodeURIComponent(sessionId)}`);
-      if (!r.ok)
-        throw new Error(`DELETE /sessions/${sessionId} answered HTTP ${r.status}: ${describeError(r.body)}`);
-    },
-  };
-}
-
-/** @typedef {{ ok: boolean, content: string, details: unknown }} ExecuteResult */
-
-/**
- * An execute answer (a JSON body, or a stream's result or error event) as a tool result: ok with
- * its content when it is `{content, details}`, else the error it carries in one line.
- * @param {boolean} ok
- * @param {unknown} body
- * @param {string} what what answered, for an error without a body
- * @returns {ExecuteResult}
- */
-function executeAnswer(ok, body, what) {
-  if (ok && isRecord(body) && typeof body.content === 'string')
-    return { ok: true, content: body.content, details: body.details };
-  return { ok: false, content: describeError(body) || what, details: body };
-}
-
-/**
- * A body of the service (or an event's data): JSON, or the text itself when it is not.
- * @param {string} text
- * @returns {unknown}
- */
-function parseBody(text) {
-  try {
-    return text === '' ? undefined : /** @type {unknown} */ (JSON.parse(text));
-  } catch {
-    // Not JSON (a proxy's error page): the text itself says what went wrong.
-    return text;
-  }
-}
-
-/**
  * What a tool result sends back to the model: the execute answer's text (cut at
  * MAX_TOOL_RESULT_CHARS), and a screenshot as an image block.
  * @param {{ ok: boolean, content: string, details: unknown }} r
@@ -381,17 +265,18 @@ export function toolResultContent(r) {
  *   | { kind: 'tool_call', id: string, method: string, input: unknown }
  *   | { kind: 'tool_progress', id: string, method: string, elapsedMs: number }
  *   | { kind: 'tool_result', id: string, method: string, isError: boolean, text: string, image?: { mime: string, base64: string } }
- *   | { kind: 'reward', reward: number, check: string }
+ *   | { kind: 'reward', reward: number, checkKind: string, check: string, method: string, saw: string }
  * )} TraceEvent
  */
 
 /**
- * The whole run: create a session, loop model call → tool calls → results until the model stops
- * calling tools or maxSteps model calls were made, check the reward, close the session.
+ * The whole run: create a session, open the sample's startUrl when it has one, loop model call →
+ * tool calls → results until the model stops calling tools or maxSteps model calls were made, run
+ * the check for the reward (runnerSamples.js), close the session.
  * @param {{
  *   fetch: typeof fetch, serviceKey: string, apiKey: string, baseUrl: string, model: string,
- *   task: string, successCheck: string, maxSteps: number, toolMethods: string[] | 'all',
- *   signal: AbortSignal, onEvent: (e: TraceEvent) => void,
+ *   task: string, startUrl?: string, check?: import('./runnerSamples.js').Check, maxSteps: number,
+ *   toolMethods: string[] | 'all', signal: AbortSignal, onEvent: (e: TraceEvent) => void,
  * }} o
  * @returns {Promise<{ outcome: string, reward: number | undefined }>}
  */
@@ -406,8 +291,21 @@ export async function runAgent(o) {
   /** @type {string} */
   let outcome;
   try {
+    const startUrl = o.startUrl;
+    if (startUrl !== undefined) {
+      // The sample's page, opened before the model's first call: a failure ends the run, since the
+      // task was written for that page.
+      const id = `start-${sessionId}`;
+      o.onEvent({ kind: 'tool_call', id, method: 'page.goto', input: { url: startUrl } });
+      const r = await service.execute(sessionId, 'page.goto', { url: startUrl }, id, (elapsedMs) =>
+        o.onEvent({ kind: 'tool_progress', id, method: 'page.goto', elapsedMs }),
+      );
+      o.onEvent({ kind: 'tool_result', id, method: 'page.goto', isError: !r.ok, text: r.content });
+      if (!r.ok) throw new Error(`The sample's startUrl ${startUrl} could not be opened: ${r.content}`);
+    }
+    const task = startUrl === undefined ? o.task : `${o.task}\n\n(The browser is already at ${startUrl}.)`;
     /** @type {Message[]} */
-    const messages = [{ role: 'user', content: o.task }];
+    const messages = [{ role: 'user', content: task }];
     for (let step = 1; ; step++) {
       o.onEvent({ kind: 'step', step, maxSteps });
       const { message, stopReason } = await streamMessage({
@@ -470,11 +368,21 @@ export async function runAgent(o) {
       }
       messages.push({ role: 'user', content: results });
     }
-    if (o.successCheck.trim() !== '') {
-      const r = await service.execute(sessionId, 'page.text', {}, `reward-${sessionId}`);
-      const pageText = isRecord(r.details) && typeof r.details.text === 'string' ? r.details.text : r.content;
-      reward = r.ok && normalise(pageText).includes(normalise(o.successCheck)) ? 1 : 0;
-      o.onEvent({ kind: 'reward', reward, check: o.successCheck });
+    if (o.check !== undefined) {
+      // Read-only calls: no idempotency key, a repeat reads the page again.
+      const checked = await runCheck(
+        (method, args) => service.execute(sessionId, method, args, undefined),
+        o.check,
+      );
+      reward = checked.reward;
+      o.onEvent({
+        kind: 'reward',
+        reward,
+        checkKind: checked.kind,
+        check: checked.check,
+        method: checked.method,
+        saw: checked.saw,
+      });
     }
     return { outcome, reward };
   } finally {
@@ -488,11 +396,6 @@ export async function runAgent(o) {
       o.onEvent({ kind: 'status', text: `session ${sessionId} not closed: ${String(error)}` });
     }
   }
-}
-
-/** @param {string} s */
-function normalise(s) {
-  return s.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /**
@@ -520,17 +423,4 @@ function apiError(text) {
     // Not JSON: the caller shows the text itself.
   }
   return { type: undefined, message: '' };
-}
-
-/**
- * The service's error answer ({error: {code, message, data?}}) as one line.
- * @param {unknown} body
- */
-function describeError(body) {
-  if (isRecord(body) && isRecord(body.error)) {
-    const { code, message, data } = body.error;
-    const name = typeof code === 'number' || typeof code === 'string' ? String(code) : 'error';
-    return `${name}: ${typeof message === 'string' ? message : ''}${data === undefined ? '' : ` ${JSON.stringify(data)}`}`;
-  }
-  return typeof body === 'string' ? body.slice(0, 500) : JSON.stringify(body ?? null);
 }

@@ -44,7 +44,7 @@ export const UI_CSP = uiContentSecurityPolicy([]);
  * The runner page's files: the page calls the Messages API from the browser, so its policy also
  * admits the configured model origins (UI_MODEL_API_ORIGINS); every other file of /ui has UI_CSP.
  */
-const RUNNER_FILE = /^\/runner(Loop)?\.(html|js|css)$/;
+const RUNNER_FILE = /^\/runner(Loop|Service|Samples|SamplePicker)?\.(html|js|css|json)$/;
 
 export interface UiRouteOptions {
   /** UI_MODEL_API_ORIGINS: where the runner page may send its model calls. */

@@ -1,6 +1,7 @@
 // The runner page's agent loop in a real browser: /ui/runner.html against the real service (seed
 // 002's POST /sessions, POST /sessions/{id}/execute, DELETE /sessions/{id}) and a scripted fake of
 // the Messages API. Needs the runner API routes (issue 13's rest work).
+import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RUNNER_GOAL_TEXT } from '../fixtures/routes/runner.js';
 import type { FakeTurn, RecordedRequest } from '../helpers/fakeMessagesApi.js';
@@ -211,6 +212,134 @@ describe('the runner page runs the agent loop in the browser', () => {
     // Step 1's call ran; step 2's was not run, since no model call may follow it.
     expect(suite.toService.filter((r) => r.url.includes('/execute'))).toHaveLength(1);
     expect(await openSessions()).toEqual([]);
+  });
+});
+
+/** Picks a sample of ui/runnerSamples.json once the page has loaded the file. */
+async function pickSample(page: Page, id: string): Promise<void> {
+  await page.waitForSelector('#samples-note[data-state="loaded"]');
+  await page.selectOption('#sample', id);
+}
+
+/** The check entry of the trace: which check ran, through which method, and what it saw. */
+async function checkEntry(page: Page): Promise<{ kind: string | null; label: string; text: string }> {
+  const entry = page.locator('.entry-check');
+  expect(await entry.count()).toBe(1);
+  return {
+    kind: await entry.getAttribute('data-check-kind'),
+    label: (await entry.locator('.label').textContent()) ?? '',
+    text: (await entry.locator('pre').textContent()) ?? '',
+  };
+}
+
+describe('eval samples: picked from ui/runnerSamples.json or pasted, each with its own check', () => {
+  it('a picked sample runs its task, and its textContains check passes on the page the agent reached', async () => {
+    script([
+      toolTurn('toolu_s1', 'page_goto', { url: `${suite.fixture.url}/runner/goal` }),
+      textTurn('The page says the runner reached the goal.'),
+    ]);
+    const page = await suite.openRunner();
+    await suite.fill(page, { task: 'not this task', successCheck: 'not this check' });
+    await pickSample(page, 'fixture-goal-text');
+    // The sample stands in for the task and success check fields.
+    expect(await page.isDisabled('#task')).toBe(true);
+    expect(await page.isVisible('#success-check')).toBe(false);
+    expect(await page.textContent('#sample-check')).toContain('textContains');
+    expect((await suite.run(page)).state).toBe('done');
+    // The model got the sample's task, not the task field's.
+    const first = suite.fake.requests[0]?.body.messages?.[0];
+    expect(first?.content).toBe(
+      'Open http://127.0.0.1:8080/runner/goal and say in one sentence what the page reports.',
+    );
+    expect(await page.getAttribute('#reward', 'data-reward')).toBe('1');
+    expect(await page.getAttribute('#reward', 'data-check-kind')).toBe('textContains');
+    const check = await checkEntry(page);
+    expect(check.kind).toBe('textContains');
+    expect(check.label).toBe('check textContains via page.text: reward 1');
+    expect(check.text).toContain(`textContains "${RUNNER_GOAL_TEXT}"`);
+    expect(check.text).toContain(`saw: found at character 5: Goal ${RUNNER_GOAL_TEXT}. OK`);
+    // The reward was read through execute with page.text, never page.evaluate.
+    const executed = suite.toService
+      .filter((r) => r.url.includes('/execute'))
+      .map((r) => (JSON.parse(r.body) as { tool_name: string }).tool_name);
+    expect(executed).toEqual(['page.goto', 'page.text']);
+    expect(JSON.parse(suite.toService.filter((r) => r.url.includes('/execute'))[1]?.body ?? '{}')).toEqual({
+      tool_name: 'page.text',
+      args: { maxChars: 2_000_000 },
+    });
+    expect(await openSessions()).toEqual([]);
+  });
+
+  it('the same sample gives reward 0 when the agent ends on another page', async () => {
+    script([toolTurn('toolu_s2', 'page_goto', { url: `${suite.fixture.url}/projects` }), textTurn('Done.')]);
+    const page = await suite.openRunner();
+    await suite.fill(page);
+    await pickSample(page, 'fixture-goal-text');
+    expect((await suite.run(page)).state).toBe('done');
+    expect(await page.getAttribute('#reward', 'data-reward')).toBe('0');
+    expect(await page.textContent('#reward')).toContain('failed');
+    const check = await checkEntry(page);
+    expect(check.label).toBe('check textContains via page.text: reward 0');
+    expect(check.text).toContain("saw: not in the page's");
+    expect(check.text).toContain('characters of text, which begin: Projects');
+  });
+
+  it('a pasted sample opens its startUrl first; its selectorText check reads the element', async () => {
+    const startUrl = `${suite.fixture.url}/rest-counter`;
+    script([toolTurn('toolu_s3', 'page_click', { selector: '#inc' }), textTurn('Clicked once.')]);
+    const page = await suite.openRunner();
+    await suite.fill(page);
+    await page.fill(
+      '#sample-json',
+      JSON.stringify({
+        id: 'pasted-counter',
+        title: 'Counter',
+        task: 'Press Add one once.',
+        startUrl,
+        check: { selectorText: { selector: '#count', text: '1' } },
+      }),
+    );
+    expect(await page.isHidden('#sample-error')).toBe(true);
+    expect(await page.textContent('#sample-check')).toContain(`starting at ${startUrl}`);
+    expect((await suite.run(page)).state).toBe('done');
+    // The start page was opened before the model's first call, and the model was told so.
+    const executed = suite.toService
+      .filter((r) => r.url.includes('/execute'))
+      .map((r) => JSON.parse(r.body) as { tool_name: string; args: Record<string, unknown> });
+    expect(executed.map((b) => b.tool_name)).toEqual(['page.goto', 'page.click', 'page.text']);
+    expect(executed[0]?.args).toEqual({ url: startUrl });
+    expect(executed[2]?.args).toEqual({ selector: 'css=#count', timeout: 5000 });
+    expect(suite.fake.requests[0]?.body.messages?.[0]?.content).toBe(
+      `Press Add one once.\n\n(The browser is already at ${startUrl}.)`,
+    );
+    expect(await page.locator('.entry-tool-call').first().textContent()).toContain('page.goto');
+    expect(await page.getAttribute('#reward', 'data-reward')).toBe('1');
+    const check = await checkEntry(page);
+    expect(check.label).toBe('check selectorText via page.text: reward 1');
+    expect(check.text).toContain('saw: element text: 1');
+    expect(await openSessions()).toEqual([]);
+  });
+
+  it("a urlMatches check reads the active page's URL with pages.list, and fails on another page", async () => {
+    const startUrl = `${suite.fixture.url}/runner/goal`;
+    script([textTurn('Nothing to do.')]);
+    const page = await suite.openRunner();
+    await suite.fill(page);
+    await page.fill(
+      '#sample-json',
+      JSON.stringify({
+        id: 'pasted-url',
+        title: 'URL',
+        task: 'Go to the Projects page.',
+        startUrl,
+        check: { urlMatches: '/projects$' },
+      }),
+    );
+    expect((await suite.run(page)).state).toBe('done');
+    expect(await page.getAttribute('#reward', 'data-reward')).toBe('0');
+    const check = await checkEntry(page);
+    expect(check.label).toBe('check urlMatches via pages.list: reward 0');
+    expect(check.text).toContain(`saw: URL ${startUrl}`);
   });
 });
 

@@ -37,7 +37,15 @@ describe('/ui/runner.html: served with its own CSP', () => {
     // No inline script or style: every script and style is a file of the service.
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/<style|\sstyle=/);
-    for (const file of ['runner.js', 'runnerLoop.js', 'runner.css']) {
+    for (const file of [
+      'runner.js',
+      'runnerLoop.js',
+      'runnerService.js',
+      'runnerSamples.js',
+      'runnerSamplePicker.js',
+      'runnerSamples.json',
+      'runner.css',
+    ]) {
       const r = await fetch(`${suite.service.url}/ui/${file}`);
       expect(r.status, file).toBe(200);
       expect(r.headers.get('content-security-policy')).toBe(csp);
@@ -166,5 +174,127 @@ describe('/ui/runner.html in a browser, before any run', () => {
     expect(text).toContain('max steps between 1 and 100');
     expect(text).toContain('an http(s) base URL');
     expect(suite.fake.requests).toHaveLength(0);
+  });
+});
+
+/** The part of ui/runnerSamples.js these tests use (the module is checked by ui/tsconfig.json). */
+interface RunnerSamples {
+  parseSamplesFile(text: string): { samples: { id: string; title: string }[]; errors: string[] };
+  MAX_SAMPLES: number;
+  MAX_SAMPLE_JSON_CHARS: number;
+}
+// A path in a variable: TypeScript does not resolve it (ui/ is its own JS project).
+const samplesModule = '../../ui/runnerSamples.js';
+const samplesLib = (await import(samplesModule)) as RunnerSamples;
+
+describe('/ui/runner.html: eval samples', () => {
+  it("serves runnerSamples.json, whose samples all pass the page's checks, and lists them in the picker", async () => {
+    const res = await fetch(`${suite.service.url}/ui/runnerSamples.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const file = samplesLib.parseSamplesFile(await res.text());
+    expect(file.errors).toEqual([]);
+    expect(file.samples.map((s) => s.id)).toEqual([
+      'fixture-goal-text',
+      'fixture-projects-url',
+      'fixture-counter',
+    ]);
+    const page = await suite.openRunner();
+    await page.waitForSelector('#samples-note[data-state="loaded"]');
+    expect(await page.textContent('#samples-note')).toBe('3 samples from /ui/runnerSamples.json.');
+    const options = await page.locator('#sample option').allTextContents();
+    expect(options.slice(1)).toEqual(file.samples.map((s) => s.title));
+    // Picking one shows its JSON; picking none gives the task field back.
+    await page.selectOption('#sample', 'fixture-counter');
+    expect(JSON.parse(await page.inputValue('#sample-json'))).toMatchObject({
+      id: 'fixture-counter',
+      check: { selectorText: { selector: '#count', text: '1' } },
+    });
+    expect(await page.textContent('#sample-check')).toContain('selectorText "#count" is "1"');
+    expect(await page.isDisabled('#task')).toBe(true);
+    await page.selectOption('#sample', '');
+    expect(await page.inputValue('#sample-json')).toBe('');
+    expect(await page.isDisabled('#task')).toBe(false);
+    expect(await page.isVisible('#success-check')).toBe(true);
+  });
+
+  it('a bad sample says what is wrong and Run starts nothing', async () => {
+    suite.fake.requests.length = 0;
+    suite.toService.length = 0;
+    const page = await suite.openRunner();
+    await suite.fill(page);
+    const bad: [unknown, string][] = [
+      [
+        { id: 'x', title: 'X', task: 'Do it.', check: { pageContains: 'Done' } },
+        'unknown check kind pageContains: a check is one of textContains, urlMatches, selectorText',
+      ],
+      [{ id: 'x', title: 'X', check: { textContains: 'Done' } }, 'sample x: the task is missing'],
+      [{ id: 'x', title: 'X', task: 'Do it.' }, 'sample x: the check is missing'],
+      [
+        { id: 'x', title: 'X', task: 'Do it.', check: { urlMatches: '(' } },
+        'check.urlMatches is not a regular expression',
+      ],
+      [
+        { id: 'x', title: 'X', task: 'Do it.', check: { selectorText: { selector: '#a' } } },
+        'check.selectorText.text must be a string',
+      ],
+      [
+        { id: 'x', title: 'X', task: 'Do it.', startUrl: 'file:///etc/passwd', check: { textContains: 'a' } },
+        'startUrl must be an http(s) URL',
+      ],
+      [
+        { id: 'x', title: 'X', task: 'Do it.', check: { textContains: 'a', urlMatches: 'b' } },
+        'exactly one of',
+      ],
+      ['{"id": "x", ', 'the sample is not JSON'],
+      [
+        {
+          id: 'x',
+          title: 'X',
+          task: 'x'.repeat(samplesLib.MAX_SAMPLE_JSON_CHARS),
+          check: { textContains: 'a' },
+        },
+        `longer than ${samplesLib.MAX_SAMPLE_JSON_CHARS} characters`,
+      ],
+    ];
+    for (const [sample, message] of bad) {
+      await page.fill('#sample-json', typeof sample === 'string' ? sample : JSON.stringify(sample));
+      await page.waitForSelector('#sample-error', { state: 'visible' });
+      expect(await page.textContent('#sample-error'), message).toContain(message);
+      await page.evaluate(() => document.getElementById('status')?.removeAttribute('data-state'));
+      const { state, text } = await suite.run(page);
+      expect(state, message).toBe('invalid');
+      expect(text, message).toContain('Bad sample');
+      expect(text, message).toContain(message);
+    }
+    // Nothing was sent: no model call, no session, no execute.
+    expect(suite.fake.requests).toHaveLength(0);
+    const runnerCalls = suite.toService.filter((r) => /\/(sessions|execute)\b/.test(new URL(r.url).pathname));
+    expect(runnerCalls).toEqual([]);
+    // Emptied, the sample box gives the task field back, and the error goes.
+    await page.fill('#sample-json', '');
+    expect(await page.isHidden('#sample-error')).toBe(true);
+    expect(await page.isDisabled('#task')).toBe(false);
+  });
+
+  it('refuses a samples file over its caps, and leaves out its bad entries', () => {
+    const good = { id: 'a', title: 'A', task: 'Do it.', check: { textContains: 'Done' } };
+    const many = {
+      samples: Array.from({ length: samplesLib.MAX_SAMPLES + 1 }, (_, i) => ({ ...good, id: `s${i}` })),
+    };
+    const tooMany = samplesLib.parseSamplesFile(JSON.stringify(many));
+    expect(tooMany.samples).toEqual([]);
+    expect(tooMany.errors[0]).toContain(`more than ${samplesLib.MAX_SAMPLES}`);
+    const mixed = samplesLib.parseSamplesFile(
+      JSON.stringify({ samples: [good, { ...good, id: 'b', check: { nope: 1 } }, good] }),
+    );
+    expect(mixed.samples.map((s) => s.id)).toEqual(['a']);
+    expect(mixed.errors).toEqual([
+      'entry 2: sample b: unknown check kind nope: a check is one of textContains, urlMatches, selectorText',
+      'entry 3: id a is listed twice',
+    ]);
+    expect(samplesLib.parseSamplesFile('[]').errors).toEqual(['the samples file must be {"samples": [ … ]}']);
+    const huge = samplesLib.parseSamplesFile(`{"samples": [], "pad": "${'x'.repeat(300 * 1024)}"}`);
+    expect(huge.errors[0]).toMatch(/more than \d+$/);
   });
 });
