@@ -2723,11 +2723,11 @@ export interface TraceStopResult {
   base64?: string;
 }
 
-/** Params of trace.get: Read a kept trace zip as base64, in slices of at most 5 MiB (offset and nextOffset page on). */
+/** Params of trace.get: Read a kept trace (a Playwright zip, or performance.stop's Chromium trace JSON) as base64, in slices of at most 5 MiB (offset and nextOffset page on). */
 export interface TraceGetParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** The trace, as trace.stop or a failed call's error data names it (t1, t2 …). */
+  /** The trace, as trace.stop, performance.stop or a failed call's error data names it (t1, t2 …). */
   trace_id: string;
   /** Where to start reading, in bytes (default 0; a previous answer's nextOffset). */
   offset?: number;
@@ -2749,6 +2749,156 @@ export interface TraceGetResult {
   size: number;
   /** Where the next slice starts; absent once the end is read. */
   nextOffset?: number;
+  /** application/zip: a Playwright trace (trace viewer); application/json: performance.stop's Chromium trace (DevTools Performance panel). */
+  mime: string;
+}
+
+/** Params of performance.start: Record a performance trace of the page: of a load (reload or url: answered with the insights once it loaded), or of what you do until performance.stop. */
+export interface PerformanceStartParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Reload the page and answer the insights of that load (default false). */
+  reload?: boolean;
+  /** Load this URL (as page.goto does) and answer the insights of that load. */
+  url?: string;
+  /** Milliseconds to wait for the load, with reload or url (default 45000). */
+  timeout?: number;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of performance.start. */
+export interface PerformanceStartResult {
+  /** true: recording (no reload or url): act on the page, then performance.stop; false: the measured load ended it, and the insights are the other fields. */
+  recording: boolean;
+  /** The whole trace (Chromium trace JSON of this page's processes), kept as a trace of the session: trace.get reads it; DevTools' Performance panel and ui.perfetto.dev open it. Absent when it was over MAX_PERF_TRACE_READ_BYTES (see notes). */
+  trace_id?: string;
+  /** The size of the kept trace. */
+  bytes?: number;
+  /** The document measured: the one the page shows at the stop. */
+  url?: string;
+  /** How long the recording ran. */
+  durationMs?: number;
+  /** call: performance.stop (or the measured load) ended it; limit: it ran MAX_PERF_RECORD_MS (30000 ms) and stopped by itself. */
+  stoppedBy?: 'call' | 'limit';
+  /** The document's vitals as the browser measured them (null: not measured, e.g. no paint yet). */
+  metrics?: {
+    /** Time to the first byte of the document, ms from its navigation start. */
+    ttfbMs: number | null;
+    /** First contentful paint. */
+    fcpMs: number | null;
+    /** Largest contentful paint: the last candidate so far. */
+    lcpMs: number | null;
+    /** The LCP element: tag, #id and the start of its text. */
+    lcpElement: string | null;
+    /** Cumulative layout shift: the largest session window of shifts without input. */
+    cls: number;
+    /** A lab INP: the longest interaction (click, tap, key) of the document so far; null when there was none. */
+    inpMs: number | null;
+    /** Interactions the browser timed. */
+    interactions: number;
+    /** DOMContentLoaded ended. */
+    domContentLoadedMs: number | null;
+    /** The load event ended. */
+    loadMs: number | null;
+  };
+  /** Tasks of the page's main thread of 50 ms or more during the recording, from the trace. */
+  longTasks?: {
+    count: number;
+    /** Their time together. */
+    totalMs: number;
+    /** Total blocking time: each one's time past 50 ms, added. */
+    blockingMs: number;
+    /** The 5 longest, ms from the recording's start. */
+    longest: Array<{
+      startMs: number;
+      durationMs: number;
+    }>;
+  };
+  /** Requests that blocked the first render (the browser's renderBlockingStatus), the 5 slowest. */
+  renderBlocking?: Array<{
+    url: string;
+    durationMs: number;
+  }>;
+  /** The 5 heaviest requests of the document (bytes transferred; 0 for a cross-origin one without Timing-Allow-Origin). */
+  largestRequests?: Array<{
+    url: string;
+    bytes: number;
+    durationMs: number;
+    type: string;
+  }>;
+  /** What to know reading the numbers. */
+  notes?: string[];
+}
+
+/** Params of performance.stop: Stop the performance recording and answer its insights: LCP, CLS, a lab INP, long tasks, render-blocking and largest requests, with the whole trace kept. */
+export interface PerformanceStopParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Your key for this call: a repeat within IDEMPOTENCY_TTL_MS gets the first answer instead of a second run. */
+  idempotency_key?: string;
+}
+
+/** Result of performance.stop. */
+export interface PerformanceStopResult {
+  /** The whole trace (Chromium trace JSON of this page's processes), kept as a trace of the session: trace.get reads it; DevTools' Performance panel and ui.perfetto.dev open it. Absent when it was over MAX_PERF_TRACE_READ_BYTES (see notes). */
+  trace_id?: string;
+  /** The size of the kept trace. */
+  bytes?: number;
+  /** The document measured: the one the page shows at the stop. */
+  url: string;
+  /** How long the recording ran. */
+  durationMs: number;
+  /** call: performance.stop (or the measured load) ended it; limit: it ran MAX_PERF_RECORD_MS (30000 ms) and stopped by itself. */
+  stoppedBy: 'call' | 'limit';
+  /** The document's vitals as the browser measured them (null: not measured, e.g. no paint yet). */
+  metrics: {
+    /** Time to the first byte of the document, ms from its navigation start. */
+    ttfbMs: number | null;
+    /** First contentful paint. */
+    fcpMs: number | null;
+    /** Largest contentful paint: the last candidate so far. */
+    lcpMs: number | null;
+    /** The LCP element: tag, #id and the start of its text. */
+    lcpElement: string | null;
+    /** Cumulative layout shift: the largest session window of shifts without input. */
+    cls: number;
+    /** A lab INP: the longest interaction (click, tap, key) of the document so far; null when there was none. */
+    inpMs: number | null;
+    /** Interactions the browser timed. */
+    interactions: number;
+    /** DOMContentLoaded ended. */
+    domContentLoadedMs: number | null;
+    /** The load event ended. */
+    loadMs: number | null;
+  };
+  /** Tasks of the page's main thread of 50 ms or more during the recording, from the trace. */
+  longTasks: {
+    count: number;
+    /** Their time together. */
+    totalMs: number;
+    /** Total blocking time: each one's time past 50 ms, added. */
+    blockingMs: number;
+    /** The 5 longest, ms from the recording's start. */
+    longest: Array<{
+      startMs: number;
+      durationMs: number;
+    }>;
+  };
+  /** Requests that blocked the first render (the browser's renderBlockingStatus), the 5 slowest. */
+  renderBlocking: Array<{
+    url: string;
+    durationMs: number;
+  }>;
+  /** The 5 heaviest requests of the document (bytes transferred; 0 for a cross-origin one without Timing-Allow-Origin). */
+  largestRequests: Array<{
+    url: string;
+    bytes: number;
+    durationMs: number;
+    type: string;
+  }>;
+  /** What to know reading the numbers. */
+  notes: string[];
 }
 
 /** Params of find.byRole: Find elements by ARIA role and accessible name, in frames and shadow roots too; returns their refs for page.click, page.fill and page.press. */
@@ -3315,6 +3465,12 @@ export interface RpcMethods {
   'trace.start': { params: TraceStartParams; result: TraceStartResult; paramsOptional: false };
   'trace.stop': { params: TraceStopParams; result: TraceStopResult; paramsOptional: false };
   'trace.get': { params: TraceGetParams; result: TraceGetResult; paramsOptional: false };
+  'performance.start': {
+    params: PerformanceStartParams;
+    result: PerformanceStartResult;
+    paramsOptional: false;
+  };
+  'performance.stop': { params: PerformanceStopParams; result: PerformanceStopResult; paramsOptional: false };
   'find.byRole': { params: FindByRoleParams; result: FindByRoleResult; paramsOptional: false };
   'find.byText': { params: FindByTextParams; result: FindByTextResult; paramsOptional: false };
   'axe.run': { params: AxeRunParams; result: AxeRunResult; paramsOptional: false };
@@ -3415,6 +3571,8 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'trace.start',
   'trace.stop',
   'trace.get',
+  'performance.start',
+  'performance.stop',
   'find.byRole',
   'find.byText',
   'axe.run',
@@ -3728,6 +3886,16 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'trace.start': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'trace.stop': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'DIALOG_PENDING'],
   'trace.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'performance.start': [
+    'SESSION_NOT_FOUND',
+    'INVALID_PARAMS',
+    'RESOURCE_UNAVAILABLE',
+    'NAVIGATION_BLOCKED',
+    'TIMEOUT',
+    'LIMIT_REACHED',
+    'DIALOG_PENDING',
+  ],
+  'performance.stop': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'LIMIT_REACHED', 'TIMEOUT', 'DIALOG_PENDING'],
   'find.byRole': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'DIALOG_PENDING'],
   'find.byText': ['SESSION_NOT_FOUND', 'ACTION_FAILED', 'TIMEOUT', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'axe.run': ['SESSION_NOT_FOUND', 'TIMEOUT', 'ACTION_FAILED', 'DIALOG_PENDING'],
@@ -4324,12 +4492,32 @@ export interface RpcApi {
      */
     stop: (params: TraceStopParams, options?: CallOptions) => Promise<TraceStopResult>;
     /**
-     * Read a kept trace zip as base64, in slices of at most 5 MiB (offset and nextOffset page on).
+     * Read a kept trace (a Playwright zip, or performance.stop's Chromium trace JSON) as base64, in slices of at most 5 MiB (offset and nextOffset page on).
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
      */
     get: (params: TraceGetParams, options?: CallOptions) => Promise<TraceGetResult>;
+  };
+  performance: {
+    /**
+     * Record a performance trace of the page: of a load (reload or url: answered with the insights once it loaded), or of what you do until performance.stop.
+     *
+     * Chromium's own trace, as the DevTools Performance panel records it, of the active page. With reload: true or url, the page loads (url as page.goto does, within the allow-list) and the answer is the insights, as performance.stop answers, 1000 ms after the load event. Without them it answers {recording: true}: act on the page (clicks, typing), then performance.stop. The browser records one trace at a time for all sessions: while another session records, RESOURCE_UNAVAILABLE with retryAfterMs. A recording stops by itself after MAX_PERF_RECORD_MS (30000 ms). Not on an attached tab.
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, RESOURCE_UNAVAILABLE, NAVIGATION_BLOCKED, TIMEOUT, LIMIT_REACHED, DIALOG_PENDING.
+     */
+    start: (params: PerformanceStartParams, options?: CallOptions) => Promise<PerformanceStartResult>;
+    /**
+     * Stop the performance recording and answer its insights: LCP, CLS, a lab INP, long tasks, render-blocking and largest requests, with the whole trace kept.
+     *
+     * The numbers are those of the document the page shows now (a navigation meanwhile starts them again); long tasks are those of the whole recording. The trace is kept as the session's trace_id (trace.get reads it; it counts under MAX_SESSION_TRACE_BYTES).
+     *
+     * Not read-only: never retried by the client.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, LIMIT_REACHED, TIMEOUT, DIALOG_PENDING.
+     */
+    stop: (params: PerformanceStopParams, options?: CallOptions) => Promise<PerformanceStopResult>;
   };
   find: {
     /**
@@ -4541,6 +4729,10 @@ export function bindMethods(call: MethodCaller): RpcApi {
       start: (params, options) => call('trace.start', params, options),
       stop: (params, options) => call('trace.stop', params, options),
       get: (params, options) => call('trace.get', params, options),
+    },
+    performance: {
+      start: (params, options) => call('performance.start', params, options),
+      stop: (params, options) => call('performance.stop', params, options),
     },
     find: {
       byRole: (params, options) => call('find.byRole', params, options),

@@ -57,9 +57,10 @@ const BINARY_RESULTS: Readonly<Record<string, BinaryResult>> = {
   'trace.get': {
     field: 'base64',
     encoding: 'base64',
-    what: 'the trace zip',
-    mimeType: () => 'application/zip',
-    path: (_result, args) => `traces/${encodeURIComponent(text(args.trace_id, 'trace'))}.zip`,
+    what: 'the trace',
+    mimeType: (result) => text(result.mime, 'application/zip'),
+    path: (result, args) =>
+      `traces/${encodeURIComponent(text(args.trace_id, 'trace'))}.${result.mime === 'application/json' ? 'json' : 'zip'}`,
     pagedBy: 'trace_get',
   },
   'downloads.get': {

@@ -68,6 +68,8 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'downloads.get': 'Read a download',
   'page.pdf': 'Print to PDF',
   'trace.start': 'Start a trace',
+  'performance.start': 'Record page performance',
+  'performance.stop': 'Performance insights',
   'trace.stop': 'Stop the trace',
   'trace.get': 'Read a trace',
   'find.byRole': 'Find by role',

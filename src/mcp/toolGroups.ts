@@ -63,8 +63,8 @@ const GROUPS = {
     ],
   },
   inspect: {
-    about: 'HTML, JavaScript, accessibility checks',
-    methods: ['page.content', 'page.evaluate', 'axe.run'],
+    about: 'HTML, JavaScript, accessibility checks, performance insights',
+    methods: ['page.content', 'page.evaluate', 'axe.run', 'performance.start', 'performance.stop'],
   },
   network: {
     about: 'request details, HAR, mocking, offline, throttling, headers',

@@ -108,6 +108,10 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Stops the trace and returns its id and size, with the zip as a file (an embedded resource) when it is small; otherwise read it with trace_get. Open it with the Playwright trace viewer.',
   'trace.get':
     "Returns a kept trace zip (from trace_stop, or trace_id in a failed call's error data) as a file (an embedded resource), in slices: when nextOffset is present, call again with offset set to it.",
+  'performance.start':
+    'Records a performance trace of the page: with reload or url it loads the page and returns the insights (LCP, CLS, long tasks, render-blocking and largest requests); without, call performance_stop after acting.',
+  'performance.stop':
+    'Stops the performance recording and returns its insights (LCP, CLS, a lab INP, long tasks, render-blocking and largest requests), the whole trace kept for trace_get.',
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

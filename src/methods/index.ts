@@ -16,6 +16,7 @@ import { pageInputMethods } from './page/pageInput.js';
 import { pageUploadMethods } from './page/pageUpload.js';
 import { downloadsMethods } from './session/downloads.js';
 import { artifactsMethods } from './session/artifacts.js';
+import { performanceMethods } from './session/performance.js';
 import { pageSnapshotMethods } from './page/pageSnapshot.js';
 import { pagesMethods } from './session/pages.js';
 import { rpcDiscover } from './rpc.js';
@@ -47,6 +48,7 @@ export const allMethods: ServiceMethod[] = [
   ...screenshotMethods,
   ...downloadsMethods,
   ...artifactsMethods,
+  ...performanceMethods,
   ...findMethods,
   ...axeMethods,
   ...agentMethods,

@@ -69,7 +69,14 @@ describe('files in MCP answers', () => {
   it('names a slice by its range and says how to read on; the last slice says it is the last', () => {
     const first = toolResult(
       def('trace.get'),
-      { base64: pattern(1000).toString('base64'), bytes: 1000, offset: 0, size: 2500, nextOffset: 1000 },
+      {
+        base64: pattern(1000).toString('base64'),
+        bytes: 1000,
+        offset: 0,
+        size: 2500,
+        nextOffset: 1000,
+        mime: 'application/zip',
+      },
       { session_id: 's_abc', trace_id: 't2' },
     );
     expect(resourceBytes(first)).toMatchObject({
@@ -94,6 +101,16 @@ describe('files in MCP answers', () => {
       { session_id: 's_abc', trace_id: 't2' },
     );
     expect(whole?.note.uri).toBe('playwright-jsonrpc://s_abc/traces/t2.zip');
+    // performance.stop's trace is JSON, and named so.
+    const json = toolResult(
+      def('trace.get'),
+      { base64: 'e30=', bytes: 2, offset: 0, size: 2, mime: 'application/json' },
+      { session_id: 's_abc', trace_id: 't3' },
+    );
+    expect(resourceBytes(json)).toMatchObject({
+      uri: 'playwright-jsonrpc://s_abc/traces/t3.json',
+      mimeType: 'application/json',
+    });
   });
 
   it("gives a download its own MIME type and name, and a HAR's JSON as an application/json file", () => {

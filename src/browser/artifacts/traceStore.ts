@@ -167,6 +167,19 @@ export class TraceStore {
     return this.keep({ trace_id, path, bytes: (await stat(path)).size, failure: false });
   }
 
+  /**
+   * Keeps a trace another recorder writes (performance.stop's Chromium trace, tN.json) under the
+   * same ids, trace.get and MAX_SESSION_TRACE_BYTES as the Playwright traces.
+   */
+  async keepWritten(write: (path: string) => Promise<void>): Promise<KeptTrace> {
+    const trace_id = `t${this.next++}`;
+    const path = await this.files.path(`${trace_id}.json`);
+    await this.tracked(() => write(path));
+    await this.files.removeIfEnded();
+    if (this.files.ended) throw new SessionNotFoundError(this.sessionId, 'closed');
+    return this.keep({ trace_id, path, bytes: (await stat(path)).size, failure: false });
+  }
+
   /** Turns on the traces of failed calls: tracing runs, a chunk records each call. */
   async traceFailures(): Promise<void> {
     const name = `${this.sessionId}-${++this.names}`;
@@ -235,7 +248,11 @@ export class TraceStore {
   }
 
   /** Reads up to maxBytes of a kept trace from offset. */
-  async read(id: string, offset: number, maxBytes: number): Promise<{ data: Buffer; size: number }> {
+  async read(
+    id: string,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ data: Buffer; size: number; mime: string }> {
     const entry = this.entries.get(id);
     if (entry === undefined)
       throw new ServiceError(
@@ -243,7 +260,11 @@ export class TraceStore {
         `No trace ${id} in this session: trace.stop and failed calls' error data name the ones it keeps.`,
         { errors: [{ path: '/trace_id', message: 'unknown trace', keyword: 'enum', params: {} }] },
       );
-    return { data: await readFileSlice(entry.path, entry.bytes, offset, maxBytes, id), size: entry.bytes };
+    return {
+      data: await readFileSlice(entry.path, entry.bytes, offset, maxBytes, id),
+      size: entry.bytes,
+      mime: entry.path.endsWith('.json') ? 'application/json' : 'application/zip',
+    };
   }
 
   private async keepFailure(): Promise<FailureTrace> {

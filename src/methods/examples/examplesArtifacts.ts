@@ -1,7 +1,7 @@
 // Examples of page.pdf and trace.* for openrpc.json, from the exchanges docs/behaviour.md shows
 // ("PDFs and traces"; base64 shortened; session id the same for every example).
 import type { MethodExample } from '../../rpc/openrpc.js';
-import { EXAMPLE_SESSION as S } from './exampleValues.js';
+import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
 export const artifactsExamples: Record<string, MethodExample[]> = {
   'page.pdf': [
@@ -40,6 +40,71 @@ export const artifactsExamples: Record<string, MethodExample[]> = {
         offset: 0,
         size: 7340211,
         nextOffset: 5242880,
+        mime: 'application/zip',
+      },
+    },
+  ],
+  'performance.start': [
+    {
+      name: 'the insights of a load (docs/behaviour.md#performance-insights)',
+      params: { session_id: S, url: `${O}/artifacts/perf` },
+      result: {
+        recording: false,
+        trace_id: 't1',
+        bytes: 539847,
+        url: `${O}/artifacts/perf`,
+        durationMs: 1671,
+        stoppedBy: 'call',
+        metrics: {
+          ttfbMs: 7,
+          fcpMs: 372,
+          lcpMs: 372,
+          lcpElement: 'img',
+          cls: 0.065,
+          inpMs: null,
+          domContentLoadedMs: 479,
+          loadMs: 480,
+          interactions: 0,
+        },
+        longTasks: { count: 1, totalMs: 123, blockingMs: 73, longest: [{ startMs: 595, durationMs: 123 }] },
+        renderBlocking: [{ url: `${O}/artifacts/slow.css`, durationMs: 315 }],
+        largestRequests: [{ url: `${O}/artifacts/figure?n=1`, bytes: 786786, durationMs: 33, type: 'img' }],
+        notes: [
+          'No interaction was timed: inpMs needs a click, tap or key press on the page while recording.',
+        ],
+      },
+    },
+    {
+      name: 'record an interaction: act, then performance.stop',
+      params: { session_id: S },
+      result: { recording: true },
+    },
+  ],
+  'performance.stop': [
+    {
+      name: 'the insights of a click recorded since performance.start',
+      params: { session_id: S },
+      result: {
+        trace_id: 't2',
+        bytes: 412230,
+        url: `${O}/artifacts/perf`,
+        durationMs: 2210,
+        stoppedBy: 'call',
+        metrics: {
+          ttfbMs: 6,
+          fcpMs: 360,
+          lcpMs: 360,
+          lcpElement: 'img',
+          cls: 0.065,
+          inpMs: 128,
+          domContentLoadedMs: 470,
+          loadMs: 471,
+          interactions: 1,
+        },
+        longTasks: { count: 1, totalMs: 121, blockingMs: 71, longest: [{ startMs: 880, durationMs: 121 }] },
+        renderBlocking: [{ url: `${O}/artifacts/slow.css`, durationMs: 308 }],
+        largestRequests: [{ url: `${O}/artifacts/figure?n=1`, bytes: 786786, durationMs: 30, type: 'img' }],
+        notes: [],
       },
     },
   ],

@@ -190,24 +190,32 @@ export const traceStop = defineSessionMethod({
 
 export const traceGet = defineSessionMethod({
   name: 'trace.get',
-  summary: 'Read a kept trace zip as base64, in slices of at most 5 MiB (offset and nextOffset page on)',
+  summary:
+    "Read a kept trace (a Playwright zip, or performance.stop's Chromium trace JSON) as base64, in slices of at most 5 MiB (offset and nextOffset page on)",
   params: {
     trace_id: Type.String({
       pattern: '^t[1-9][0-9]{0,8}$',
-      description: "The trace, as trace.stop or a failed call's error data names it (t1, t2 …).",
+      description:
+        "The trace, as trace.stop, performance.stop or a failed call's error data names it (t1, t2 …).",
     }),
     ...SliceParams,
   },
-  result: Type.Object(SliceResult),
+  result: Type.Object({
+    ...SliceResult,
+    mime: Type.String({
+      description:
+        "application/zip: a Playwright trace (trace viewer); application/json: performance.stop's Chromium trace (DevTools Performance panel).",
+    }),
+  }),
   errors: ['INVALID_PARAMS'],
   readOnly: true,
   async handler(params, ctx) {
-    const { data, size } = await tracesOf(ctx.session, traceDeps(ctx.services)).read(
+    const { data, size, mime } = await tracesOf(ctx.session, traceDeps(ctx.services)).read(
       params.trace_id,
       params.offset,
       params.maxBytes,
     );
-    return sliceAnswer(data, params.offset, size);
+    return { ...sliceAnswer(data, params.offset, size), mime };
   },
 });
 
