@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
 import { acceptsMediaType } from './acceptsMediaType.js';
-import { withProgressTicks } from './progressTicks.js';
+import { withProgressTicks } from '../observability/progressTicks.js';
 import { restFailureOf } from './restCommon.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../observability/logger.js';
+import { withProgressTicks } from '../observability/progressTicks.js';
 
 /**
  * How often a running tool call reports progress when its caller asked for it: often enough that a
@@ -24,7 +25,6 @@ export async function withProgress<T>(
 ): Promise<T> {
   if (token === undefined) return run();
   let progress = 0;
-  const started = Date.now();
   const report = (message: string, total?: number): void => {
     const params = { progressToken: token, progress, message, ...(total === undefined ? {} : { total }) };
     // The caller may have gone (its stream closed): the call itself still ends normally.
@@ -32,15 +32,17 @@ export async function withProgress<T>(
       log.debug({ err: error, tool }, 'mcp progress not delivered'),
     );
   };
-  report(`${tool} started`);
-  const ticker = setInterval(() => {
-    progress += 1;
-    report(`${tool} running for ${Math.round((Date.now() - started) / 1000)} s`);
-  }, MCP_PROGRESS_INTERVAL_MS);
   try {
-    return await run();
+    return await withProgressTicks(
+      MCP_PROGRESS_INTERVAL_MS,
+      (elapsedMs) => {
+        if (elapsedMs === 0) return report(`${tool} started`);
+        progress += 1;
+        report(`${tool} running for ${Math.round(elapsedMs / 1000)} s`);
+      },
+      run,
+    );
   } finally {
-    clearInterval(ticker);
     progress += 1;
     report(`${tool} finished`, progress);
   }

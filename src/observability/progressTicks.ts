@@ -1,3 +1,4 @@
+// What a caller of a long call sees meanwhile: ticks while it runs (runner SSE progress events, MCP progress notifications).
 /**
  * Runs `run` and calls `tick` with the milliseconds since it started: once at once, then every
  * `intervalMs` until it settles, and never after. A browser call cannot say how far along it is,
