@@ -3,6 +3,10 @@
 // interaction (a lab INP), the raw Chromium trace kept for trace.get and cut to the page's own
 // renderer processes, the browser's one trace slot shared between sessions, and each rule refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  PerformanceStartResult as Measured,
+  PerformanceStopResult as Insights,
+} from '../../client/src/methods.generated.js';
 import { PERF_LONG_TASK_MS } from '../fixtures/routes/artifacts.js';
 import { startDecoyServer, type FixtureServer } from '../fixtures/fixtureServer.js';
 import { bindSession, type BoundSession } from '../helpers/boundSession.js';
@@ -11,29 +15,6 @@ import { useServiceSuite } from '../helpers/suite.js';
 const INVALID = -32602;
 const UNAVAILABLE = -32005;
 const BLOCKED = -32011;
-
-interface Insights {
-  recording?: boolean;
-  trace_id?: string;
-  bytes?: number;
-  url: string;
-  durationMs: number;
-  stoppedBy: string;
-  metrics: {
-    ttfbMs: number | null;
-    fcpMs: number | null;
-    lcpMs: number | null;
-    lcpElement: string | null;
-    cls: number;
-    inpMs: number | null;
-    interactions: number;
-    loadMs: number | null;
-  };
-  longTasks: { count: number; totalMs: number; blockingMs: number; longest: { durationMs: number }[] };
-  renderBlocking: { url: string; durationMs: number }[];
-  largestRequests: { url: string; bytes: number }[];
-  notes: string[];
-}
 
 interface TraceEvent {
   name: string;
@@ -77,7 +58,7 @@ describe('performance insights', () => {
     const s = await open();
     const other = await open();
     const url = `${suite.fixture.url}/artifacts/perf`;
-    const measured = await s.call<Insights>('performance.start', { url });
+    const measured = await s.call<Measured & Insights>('performance.start', { url });
     expect(measured.recording).toBe(false);
     expect(measured.url).toBe(url);
     expect(measured.stoppedBy).toBe('call');
