@@ -262,7 +262,17 @@ const noTypeCycle = {
 const tsExtensions = ['.ts', '.tsx', '.mts', '.cts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'client/dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'logs/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'client/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/results/**',
+      'logs/**',
+      'test/.export-runs/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

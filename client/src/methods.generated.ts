@@ -184,6 +184,28 @@ export interface SessionListResult {
   }>;
 }
 
+/** Params of session.export: Export what was done on this session as a runnable Playwright test (TypeScript): its actions with locators by role and name, what it read as assertions. */
+export interface SessionExportParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The test's title (default: what the agent did). */
+  title?: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of session.export. */
+export interface SessionExportResult {
+  /** A file name for it: agent-session.spec.ts. */
+  filename: string;
+  /** The test, TypeScript for @playwright/test. */
+  code: string;
+  /** Calls that became code. */
+  steps: number;
+  /** Environment variables the test reads (typed secrets). */
+  env: string[];
+}
+
 /** Params of cookies.get: Read the session's cookies with every attribute, httpOnly ones included. */
 export interface CookiesGetParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -3316,7 +3338,7 @@ export interface TabsAttachResult {
 export interface SessionSubscribeParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
-  /** Only these kinds (default every kind): console, pageerror, request, response, requestfailed, dialog, navigation, download, page, pageclosed, crash. */
+  /** Only these kinds (default every kind): console, pageerror, request, response, requestfailed, dialog, navigation, download, page, pageclosed, crash, action. */
   kinds?: Array<
     | 'console'
     | 'pageerror'
@@ -3329,6 +3351,7 @@ export interface SessionSubscribeParams {
     | 'page'
     | 'pageclosed'
     | 'crash'
+    | 'action'
   >;
   /** A cursor (the last seq seen, 0 for everything the log still holds): the entries after it are sent first. Default: only what happens from now on. */
   since?: number;
@@ -3378,6 +3401,7 @@ export interface RpcMethods {
   'session.create': { params: SessionCreateParams; result: SessionCreateResult; paramsOptional: true };
   'session.close': { params: SessionCloseParams; result: SessionCloseResult; paramsOptional: false };
   'session.list': { params: SessionListParams; result: SessionListResult; paramsOptional: true };
+  'session.export': { params: SessionExportParams; result: SessionExportResult; paramsOptional: false };
   'cookies.get': { params: CookiesGetParams; result: CookiesGetResult; paramsOptional: false };
   'cookies.set': { params: CookiesSetParams; result: CookiesSetResult; paramsOptional: false };
   'cookies.clear': { params: CookiesClearParams; result: CookiesClearResult; paramsOptional: false };
@@ -3512,6 +3536,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.create',
   'session.close',
   'session.list',
+  'session.export',
   'cookies.get',
   'cookies.set',
   'cookies.clear',
@@ -3592,6 +3617,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
 /** Methods that change nothing a caller can see: the only ones the client retries. */
 export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.list',
+  'session.export',
   'cookies.get',
   'session.storageState',
   'sessionStorage.get',
@@ -3670,6 +3696,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   ],
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
+  'session.export': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
@@ -3948,6 +3975,15 @@ export interface RpcApi {
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
      */
     list: (params?: SessionListParams, options?: CallOptions) => Promise<SessionListResult>;
+    /**
+     * Export what was done on this session as a runnable Playwright test (TypeScript): its actions with locators by role and name, what it read as assertions.
+     *
+     * Every call of the session that succeeded, in order (the last 500 kept), as @playwright/test code: page.goto, clicks, fills, typing, keys, selects, checks, the mouse, page.act's steps; a ref becomes page.getByRole(role, { name }), a selector page.locator(selector); a page.text of an element whose text was at most 200 characters becomes expect(…).toHaveText, a page.waitFor for text an expect(…).toBeVisible, and the last URL expect(page).toHaveURL. A typed secret is read from process.env.NAME. Calls that read or change the session itself (snapshots, cookies, network) add nothing. Save it as a .spec.ts and run it with npx playwright test.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, DIALOG_PENDING.
+     */
+    export: (params: SessionExportParams, options?: CallOptions) => Promise<SessionExportResult>;
     /**
      * Export the session's storage state: every cookie and the localStorage of every origin.
      *
@@ -4650,6 +4686,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
       create: (params, options) => call('session.create', params, options),
       close: (params, options) => call('session.close', params, options),
       list: (params, options) => call('session.list', params, options),
+      export: (params, options) => call('session.export', params, options),
       storageState: (params, options) => call('session.storageState', params, options),
       setStorageState: (params, options) => call('session.setStorageState', params, options),
       addInitScript: (params, options) => call('session.addInitScript', params, options),

@@ -68,6 +68,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'downloads.get': 'Read a download',
   'page.pdf': 'Print to PDF',
   'trace.start': 'Start a trace',
+  'session.export': 'Export as a Playwright test',
   'performance.start': 'Record page performance',
   'performance.stop': 'Performance insights',
   'trace.stop': 'Stop the trace',

@@ -94,8 +94,16 @@ const GROUPS = {
     ],
   },
   files: {
-    about: 'downloads, PDF, Playwright traces',
-    methods: ['downloads.list', 'downloads.get', 'page.pdf', 'trace.start', 'trace.stop', 'trace.get'],
+    about: 'downloads, PDF, Playwright traces, export as a Playwright test',
+    methods: [
+      'downloads.list',
+      'downloads.get',
+      'page.pdf',
+      'trace.start',
+      'trace.stop',
+      'trace.get',
+      'session.export',
+    ],
   },
   agents: {
     about: 'evaluation agents',

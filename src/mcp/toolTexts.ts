@@ -112,6 +112,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Records a performance trace of the page: with reload or url it loads the page and returns the insights (LCP, CLS, long tasks, render-blocking and largest requests); without, call performance_stop after acting.',
   'performance.stop':
     'Stops the performance recording and returns its insights (LCP, CLS, a lab INP, long tasks, render-blocking and largest requests), the whole trace kept for trace_get.',
+  'session.export':
+    'Returns what was done in this session as a runnable Playwright test in TypeScript: each action with locators by role and name, what was read as assertions. Save it as a .spec.ts file.',
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

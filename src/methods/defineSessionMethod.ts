@@ -3,7 +3,9 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import type { Session } from '../browser/session/session.js';
 import { failureTracing } from '../browser/artifacts/traceStore.js';
 import { redactError, redactSecrets } from './session/sessionSecrets.js';
-import { CallerGoneError } from '../errors/serviceError.js';
+import { mapError } from '../errors/mapError.js';
+import { CallerGoneError, ServiceError } from '../errors/serviceError.js';
+import { recordAction, targetsOf } from './actionTimeline.js';
 import {
   methodDefiner,
   type MethodContext,
@@ -69,6 +71,17 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
       const session = ctx.services.sessions.resolve(validated.session_id, ctx.principal);
       // A step of page.act runs under the lock its page.act holds: taking it again would wait forever.
       if (held.getStore() === session) return spec.handler(validated, { ...ctx, session });
+      const startedAt = performance.now();
+      const targets = targetsOf(session, validated);
+      const failed = (error: unknown) =>
+        error instanceof ServiceError
+          ? error
+          : mapError(error, {
+              method: spec.name,
+              params: validated,
+              browserReady: ctx.services.browser.ready,
+              sessionOpen: ctx.services.sessions.get(validated.session_id) !== undefined,
+            });
       return session
         .run(() => {
           // Queued behind another call and the caller has gone meanwhile (a client that timed out and
@@ -81,9 +94,14 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
         })
         .then(
           // A session given secrets never answers one (page.act's steps are answered within it).
-          (result) => redactSecrets(session, result),
+          (result) => {
+            recordAction(session, spec.name, validated, startedAt, targets, { result });
+            return redactSecrets(session, result);
+          },
           (error: unknown) => {
-            throw redactError(session, error);
+            const failure = failed(error);
+            recordAction(session, spec.name, validated, startedAt, targets, { failure });
+            throw redactError(session, failure);
           },
         );
     },

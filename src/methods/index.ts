@@ -22,6 +22,7 @@ import { pagesMethods } from './session/pages.js';
 import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './page/screenshot.js';
 import { sessionMethods } from './session/session.js';
+import { sessionExportMethods } from './session/sessionExport.js';
 import { storageMethods } from './session/storage.js';
 import { sessionStorageMethods } from './session/sessionStorage.js';
 import { subscriptionMethods } from './session/sessionSubscribe.js';
@@ -30,6 +31,7 @@ import { tabMethods } from './tabs.js';
 /** Every method of the service, in the order the docs list them. */
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
+  ...sessionExportMethods,
   ...storageMethods,
   ...sessionStorageMethods,
   ...pageMethods,

@@ -20,6 +20,8 @@ export const EVENT_KINDS = [
   'page',
   'pageclosed',
   'crash',
+  // A call on the session (methods/actionTimeline.ts): method, masked params, duration, outcome.
+  'action',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -167,6 +167,11 @@ export class Session implements NavigationTarget {
     return this.pages.active;
   }
 
+  /** The active page's id (p1, p2 …). */
+  get activeId(): string {
+    return this.active.id;
+  }
+
   /** The active page: every page.*, find.*, screenshot and axe call acts on it. */
   get page(): Page {
     return this.active.page;

@@ -44,6 +44,18 @@ export const artifactsExamples: Record<string, MethodExample[]> = {
       },
     },
   ],
+  'session.export': [
+    {
+      name: 'a fill, a click and the text read, as a test (docs/behaviour.md#export-as-a-playwright-test)',
+      params: { session_id: S },
+      result: {
+        filename: 'agent-session.spec.ts',
+        code: `import { test, expect } from '@playwright/test';\n\n// Exported by playwright-jsonrpc session.export: 4 step(s) an agent took.\ntest('what the agent did', async ({ page }) => {\n  await page.goto('${O}/snapshot');\n  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Grace');\n  await page.getByRole('button', { name: 'Greet', exact: true }).click();\n  await expect(page.locator('#out')).toHaveText('hello Grace');\n  await expect(page).toHaveURL('${O}/snapshot');\n});\n`,
+        steps: 4,
+        env: [],
+      },
+    },
+  ],
   'performance.start': [
     {
       name: 'the insights of a load (docs/behaviour.md#performance-insights)',
