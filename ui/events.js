@@ -1,11 +1,13 @@
 // @ts-check
-// The event stream of the selected session: GET /sessions/{id}/events (Server-Sent Events, read
-// with fetch so the key travels in a header), resumed with Last-Event-ID after a dropped connection.
+// The event log of the selected session as a timeline: GET /sessions/{id}/events (Server-Sent
+// Events, read with fetch so the key travels in a header), replayed from the session's start
+// (?since=0) and resumed with Last-Event-ID after a dropped connection. Every call on the session is
+// an `action` row beside what its pages did; a filter by kind; each row opens to show its fields.
 import { ApiError, openStream, readSse } from './api.js';
-import { byId, h, messageOf, parseJson } from './dom.js';
+import { byId, h, messageOf, parseJson, pretty } from './dom.js';
 import { onSessionChange, selectedSession } from './state.js';
 
-/** Rows the panel keeps; older ones go (the service's own buffer is bounded too). */
+/** Rows the panel keeps; older ones go (the service's own log is bounded too). */
 export const MAX_EVENT_ROWS = 300;
 /** A stream that broke (not ended) is opened again after this, from the last seq seen. */
 export const EVENTS_RETRY_MS = 2000;
@@ -23,6 +25,27 @@ const SUMMARY_FIELDS = [
   'state',
 ];
 
+/**
+ * The filter's groups: each kind of the log belongs to one (docs/behaviour.md, "Event streams");
+ * "errors" is every row shown in red, whatever its kind. The filter itself is a data attribute of
+ * the list, read by console.css, so it holds for the rows shown and for those still to come.
+ * @type {Record<string, string>}
+ */
+const KIND_GROUPS = {
+  action: 'actions',
+  console: 'console',
+  pageerror: 'console',
+  request: 'network',
+  response: 'network',
+  requestfailed: 'network',
+  navigation: 'pages',
+  page: 'pages',
+  pageclosed: 'pages',
+  crash: 'pages',
+  dialog: 'pages',
+  download: 'pages',
+};
+
 /** @param {unknown} value */
 function shown(value) {
   if (typeof value === 'number') return String(value);
@@ -30,58 +53,119 @@ function shown(value) {
   return /^https?:\/\//.test(value) ? value.replace(/^https?:\/\//, '') : value;
 }
 
+/** @param {Record<string, unknown>} event @param {string} field */
+function text(event, field) {
+  const value = event[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** Whether an event reports something that went wrong (shown in red). @param {Record<string, unknown>} event */
 function isBad(event) {
-  const kind = typeof event.kind === 'string' ? event.kind : '';
+  const kind = text(event, 'kind') ?? '';
+  if (kind === 'action') return event.ok === false;
   if (/error|fail|crash/i.test(kind)) return true;
   if (event.level === 'error' || event.type === 'error') return true;
   return typeof event.status === 'number' && event.status >= 400;
 }
 
-/** @type {AbortController | undefined} */
-let current;
-
-/** @param {string} text */
-function status(text) {
-  byId('events-status', HTMLSpanElement).textContent = text;
-}
-
-/** @param {HTMLLIElement} row */
-function append(row) {
-  const list = byId('event-list', HTMLOListElement);
-  list.append(row);
-  while (list.childElementCount > MAX_EVENT_ROWS) list.firstElementChild?.remove();
-  list.scrollTop = list.scrollHeight;
+/** An action's line: method, what it acted on, how long it took, ✓ or its error code. @param {Record<string, unknown>} event */
+function actionSummary(event) {
+  const on = text(event, 'target') ?? text(event, 'selector') ?? shown(event.url);
+  const took = typeof event.durationMs === 'number' ? `${event.durationMs} ms` : undefined;
+  const code = typeof event.code === 'number' ? String(event.code) : 'error';
+  const error = text(event, 'error');
+  const outcome = event.ok === false ? `✗ ${code}${error === undefined ? '' : ` ${error}`}` : '✓';
+  return [text(event, 'method'), on, took, outcome].filter((p) => p !== undefined && p !== '').join('  ');
 }
 
 /** @param {Record<string, unknown>} event */
-function eventRow(event) {
-  const kind = typeof event.kind === 'string' ? event.kind : 'event';
+function otherSummary(event) {
   const parts = [];
   for (const field of SUMMARY_FIELDS) {
     const value = shown(event[field]);
     if (value !== undefined && value !== '') parts.push(value);
   }
-  const time = typeof event.timestamp === 'string' ? event.timestamp.slice(11, 23) : '';
+  return parts.join(' ');
+}
+
+/** The entry as shown when its row is open: every field, an action's params parsed. @param {Record<string, unknown>} event */
+function detailOf(event) {
+  const params = text(event, 'params');
+  if (params === undefined) return pretty(event);
+  try {
+    return pretty({ ...event, params: parseJson(params) });
+  } catch {
+    // Params cut at the service's cap are no longer JSON: shown as the text they are.
+    return pretty(event);
+  }
+}
+
+/** @type {AbortController | undefined} */
+let current;
+
+/** @param {string} message @param {string} [state] */
+function status(message, state) {
+  const el = byId('events-status', HTMLSpanElement);
+  el.textContent = message;
+  if (state === undefined) delete el.dataset.state;
+  else el.dataset.state = state;
+}
+
+/** @param {HTMLLIElement} row */
+function append(row) {
+  const list = byId('event-list', HTMLOListElement);
+  const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  list.append(row);
+  while (list.childElementCount > MAX_EVENT_ROWS) list.firstElementChild?.remove();
+  // Someone reading an older row (scrolled up, or a row open) is not pulled down by new ones.
+  if (atEnd) list.scrollTop = list.scrollHeight;
+}
+
+/** @param {Record<string, unknown>} event */
+function eventRow(event) {
+  const kind = text(event, 'kind') ?? 'event';
+  const time = text(event, 'timestamp')?.slice(11, 23) ?? '';
+  const seq = typeof event.seq === 'number' ? String(event.seq) : '';
+  const detailId = `event-detail-${seq || Math.random().toString(36).slice(2)}`;
+  const head = h(
+    'button',
+    { type: 'button', class: 'event-head', 'aria-expanded': 'false', 'aria-controls': detailId },
+    [
+      h('span', { class: 'seq', text: seq }),
+      h('span', { class: 'time', text: time }),
+      h('span', { class: 'kind', text: kind }),
+      h('span', { class: 'summary', text: kind === 'action' ? actionSummary(event) : otherSummary(event) }),
+    ],
+  );
+  const detail = h('pre', { class: 'event-detail', id: detailId, hidden: true });
+  head.addEventListener('click', () => {
+    const open = head.getAttribute('aria-expanded') !== 'true';
+    // Built on first open: most rows are never opened.
+    if (open && detail.textContent === '') detail.textContent = detailOf(event);
+    head.setAttribute('aria-expanded', String(open));
+    detail.hidden = !open;
+  });
   return h(
     'li',
     {
       class: `event${isBad(event) ? ' bad' : ''}`,
       'data-kind': kind,
+      'data-group': KIND_GROUPS[kind] ?? 'other',
       title: JSON.stringify(event),
     },
-    [
-      h('span', { class: 'seq', text: typeof event.seq === 'number' ? String(event.seq) : '' }),
-      h('span', { class: 'time', text: time }),
-      h('span', { class: 'kind', text: kind }),
-      h('span', { class: 'summary', text: parts.join(' ') }),
-    ],
+    [head, detail],
   );
 }
 
-/** @param {string} text */
-function noteRow(text) {
-  return h('li', { class: 'event note' }, [h('span', { class: 'summary', text })]);
+/** @param {string} message */
+function noteRow(message) {
+  return h('li', { class: 'event note' }, [h('span', { class: 'summary', text: message })]);
+}
+
+/** The stream's path: from the session's start, unless a dropped connection resumes after a seq. @param {string} id @param {string | undefined} lastEventId */
+function streamPath(id, lastEventId) {
+  const base = `/sessions/${encodeURIComponent(id)}/events`;
+  return lastEventId === undefined ? `${base}?since=0` : base;
 }
 
 /** @param {string | null} id */
@@ -96,10 +180,11 @@ async function follow(id) {
   current = controller;
   /** @type {string | undefined} */
   let lastEventId;
+  let opened = false;
   while (!controller.signal.aborted) {
-    status(lastEventId === undefined ? 'Connecting…' : 'Reconnecting…');
+    status(opened ? 'Reconnecting…' : 'Connecting…');
     try {
-      const response = await openStream(`/sessions/${encodeURIComponent(id)}/events`, {
+      const response = await openStream(streamPath(id, lastEventId), {
         signal: controller.signal,
         ...(lastEventId === undefined ? {} : { lastEventId }),
       });
@@ -109,16 +194,16 @@ async function follow(id) {
           body.includes('"routes"')
             ? 'This service has no event stream (GET /sessions/{id}/events answers 404).'
             : 'The session is gone.',
+          'unavailable',
         );
-        byId('events-status', HTMLSpanElement).dataset.state = 'unavailable';
         return;
       }
       if (!response.ok) {
         status(`The event stream answered HTTP ${response.status}.`);
         return;
       }
-      status('Following');
-      byId('events-status', HTMLSpanElement).dataset.state = 'following';
+      opened = true;
+      status('Following', 'following');
       for await (const message of readSse(response)) {
         if (controller.signal.aborted) return;
         if (message.id !== undefined) lastEventId = message.id;
@@ -130,7 +215,7 @@ async function follow(id) {
         } else if (message.event === 'end') {
           const end = /** @type {{ reason?: string }} */ (parseJson(message.data));
           append(noteRow(`The stream ended (${end.reason ?? 'end'}).`));
-          status('Ended');
+          status('Ended', 'ended');
           return;
         }
       }
@@ -146,12 +231,20 @@ async function follow(id) {
   }
 }
 
+/** Shows the rows of one group ("all" for every row); notes always show. @param {string} group */
+function applyFilter(group) {
+  byId('event-list', HTMLOListElement).dataset.filter = group;
+}
+
 let wired = false;
 
 export function startEvents() {
   void follow(selectedSession());
   if (wired) return;
   wired = true;
+  const filter = byId('event-filter', HTMLSelectElement);
+  applyFilter(filter.value);
+  filter.addEventListener('change', () => applyFilter(filter.value));
   onSessionChange((id) => void follow(id));
 }
 

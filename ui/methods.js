@@ -24,6 +24,32 @@ function showMethod() {
     session === null ? {} : { session_id: session },
   );
   byId('method-result', HTMLPreElement).hidden = true;
+  showImage(undefined);
+}
+
+/**
+ * An image in an answer (screenshot's {base64, mime}): the picture, and the JSON with the base64
+ * replaced by its length, which says nothing to a reader.
+ * @param {unknown} result
+ * @returns {{ src: string, shown: unknown } | undefined}
+ */
+function imageOf(result) {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const { base64, mime } = /** @type {{ base64?: unknown, mime?: unknown }} */ (result);
+  if (typeof base64 !== 'string' || typeof mime !== 'string' || !/^image\/[a-z+.-]+$/.test(mime))
+    return undefined;
+  return {
+    src: `data:${mime};base64,${base64}`,
+    shown: { ...result, base64: `<${base64.length} base64 characters: the image above>` },
+  };
+}
+
+/** @param {string | undefined} src */
+function showImage(src) {
+  const img = byId('method-image', HTMLImageElement);
+  img.hidden = src === undefined;
+  if (src === undefined) img.removeAttribute('src');
+  else img.src = src;
 }
 
 /** @param {SubmitEvent} event */
@@ -34,6 +60,7 @@ async function run(event) {
   const button = byId('method-run', HTMLButtonElement);
   out.hidden = false;
   delete out.dataset.outcome;
+  showImage(undefined);
   let params;
   try {
     params = readForm(byId('method-form', HTMLFormElement), fields);
@@ -47,7 +74,9 @@ async function run(event) {
   try {
     const result = await rpc(name, params);
     out.dataset.outcome = 'result';
-    out.textContent = pretty(result);
+    const image = imageOf(result);
+    showImage(image?.src);
+    out.textContent = pretty(image === undefined ? result : image.shown);
   } catch (error) {
     out.dataset.outcome = 'error';
     out.textContent =

@@ -7,6 +7,35 @@ import { notify, onSessionChange, selectSession, selectedSession } from './state
 /** How often the list is read again while the console is open. */
 export const SESSIONS_REFRESH_MS = 3000;
 
+/**
+ * A duration as a person reads it at a glance: 42 s, 3 min, 2 h 5 min.
+ * @param {number} ms
+ */
+export function shortDuration(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  return `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/**
+ * Age and idle time of a session from session.list's times (the service's clock; the console runs
+ * beside it). session.list answers neither the session's TTL nor its pages, so neither is shown.
+ * @param {SessionRow} s
+ * @param {number} now
+ */
+function timesOf(s, now) {
+  const created = Date.parse(s.createdAt);
+  const used = Date.parse(s.lastUsedAt);
+  return [
+    Number.isNaN(created) ? undefined : `age ${shortDuration(now - created)}`,
+    Number.isNaN(used) ? undefined : `idle ${shortDuration(now - used)}`,
+  ]
+    .filter((p) => p !== undefined)
+    .join(' · ');
+}
+
 /** @typedef {{ session_id: string, url: string, title: string, createdAt: string, lastUsedAt: string }} SessionRow */
 
 /** @type {ReturnType<typeof setInterval> | undefined} */
@@ -23,6 +52,7 @@ export async function refreshSessions() {
   }
   const list = byId('session-list', HTMLUListElement);
   const current = selectedSession();
+  const now = Date.now();
   list.replaceChildren(
     ...listed.sessions.map((s) => {
       const row = h('li', { class: 'session', 'data-session-id': s.session_id }, [
@@ -30,6 +60,11 @@ export async function refreshSessions() {
           h('span', { class: 'sid', text: s.session_id.slice(0, 10) + '…' }),
           h('span', { class: 'title', text: s.title || '(no title)' }),
           h('span', { class: 'url', text: s.url }),
+          h('span', {
+            class: 'times',
+            text: timesOf(s, now),
+            title: `created ${s.createdAt}, last call ${s.lastUsedAt}`,
+          }),
         ]),
         h(
           'button',

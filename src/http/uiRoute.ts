@@ -8,6 +8,8 @@ import express, { type Router } from 'express';
 import { acceptsMediaType } from './acceptsMediaType.js';
 
 export const UI_PATH = '/ui';
+/** Asked for by every browser on every load; answered empty, without the key. */
+export const FAVICON_PATH = '/favicon.ico';
 
 /**
  * True when an Accept header names text/html with a q above 0, as a browser's navigation does; an
@@ -75,6 +77,11 @@ export function uiRouter(options: UiRouteOptions): Router {
     res.vary('Accept');
     if (acceptsHtml(req.get('accept'))) res.redirect(302, `${UI_PATH}/`);
     else next();
+  });
+  // Every browser asks for /favicon.ico on each load of the console: an empty answer, before the key
+  // check, so it is neither a 401 in the browser's console nor a refusal in the service's log.
+  router.get(FAVICON_PATH, (_req, res) => {
+    res.set('cache-control', 'public, max-age=86400').status(204).end();
   });
   router.use(UI_PATH, (req, res, next) => {
     res.set('content-security-policy', RUNNER_FILE.test(req.path) ? runnerPolicy : UI_CSP);
