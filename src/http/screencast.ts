@@ -16,6 +16,15 @@ interface Frame {
   height: number;
   seq: number;
   timestamp: number;
+  url: string;
+}
+
+/** The sizes a viewer may ask for with `?size=`; absent is the small box's `fit`. */
+const SIZES = ['fit', 'full'] as const;
+type Size = (typeof SIZES)[number];
+
+function isSize(value: unknown): value is Size {
+  return SIZES.some((size) => size === value);
 }
 
 /** The screencast hub, structurally (http/ reaches browser/ through the composition root). */
@@ -23,7 +32,12 @@ export interface ScreencastSource {
   watch(
     sessionId: string,
     caller: { id: string; admin: boolean },
-    viewer: { frame(frame: Frame): void; end(reason: 'closed' | 'shutdown'): void },
+    viewer: {
+      frame(frame: Frame): void;
+      location(url: string): void;
+      end(reason: 'closed' | 'shutdown'): void;
+    },
+    size: Size,
   ): (() => void) | 'not_found' | 'full';
 }
 
@@ -54,6 +68,16 @@ export function screencastRouter(hub: ScreencastSource, logger: Logger): Router 
   const router = express.Router();
   router.get('/sessions/:id/screencast', (req, res) => {
     const sessionId = req.params.id;
+    const size = req.query.size ?? 'fit';
+    if (!isSize(size)) {
+      sendErrorEnvelope(
+        res,
+        400,
+        'INVALID_PARAMS',
+        `size must be one of ${SIZES.join(', ')} (fit: the small box's frames; full: the page's own size, capped).`,
+      );
+      return;
+    }
     let open = true;
     let dropped = 0;
     const timers: { heartbeat?: NodeJS.Timeout } = {};
@@ -62,22 +86,32 @@ export function screencastRouter(hub: ScreencastSource, logger: Logger): Router 
       open = false;
       clearInterval(timers.heartbeat);
     };
-    const result = hub.watch(sessionId, principalOf(res), {
-      frame(frame) {
-        if (!open || res.headersSent === false) return;
-        // One write in flight at most: a viewer whose socket is full skips frames until it drains.
-        if (res.writableNeedDrain) {
-          dropped++;
-          return;
-        }
-        res.write(`id: ${frame.seq}\nevent: frame\ndata: ${JSON.stringify({ ...frame, dropped })}\n\n`);
+    const result = hub.watch(
+      sessionId,
+      principalOf(res),
+      {
+        frame(frame) {
+          if (!open || res.headersSent === false) return;
+          // One write in flight at most: a viewer whose socket is full skips frames until it drains.
+          if (res.writableNeedDrain) {
+            dropped++;
+            return;
+          }
+          res.write(`id: ${frame.seq}\nevent: frame\ndata: ${JSON.stringify({ ...frame, dropped })}\n\n`);
+        },
+        location(url) {
+          // A URL is a few bytes and the viewer needs the latest: it is written even when frames drop.
+          if (open && res.headersSent !== false)
+            res.write(`event: location\ndata: ${JSON.stringify({ url })}\n\n`);
+        },
+        end(reason) {
+          if (!open) return;
+          res.end(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+          finish();
+        },
       },
-      end(reason) {
-        if (!open) return;
-        res.end(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-        finish();
-      },
-    });
+      size,
+    );
     if (typeof result === 'string') {
       open = false;
       const refused = WATCH_REFUSALS[result];

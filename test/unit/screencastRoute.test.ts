@@ -45,6 +45,7 @@ const frame = (seq: number) => ({
   data: 'A'.repeat(FRAME_BYTES),
   width: 10,
   height: 10,
+  url: 'http://127.0.0.1/',
   seq,
   timestamp: seq,
 });

@@ -11,6 +11,15 @@ export const SCREENCAST_MAX_WIDTH = 1024;
 export const SCREENCAST_MAX_HEIGHT = 768;
 /** JPEG quality of a frame (0–100). */
 export const SCREENCAST_JPEG_QUALITY = 60;
+/**
+ * The largest frame a viewer that asks for full size (`?size=full`: zoomed or full screen) gets:
+ * the page's own size up to this, so a 1920 × 1080 viewport is read at 100 % and a larger or
+ * high-density one cannot make each frame a multi-megabyte picture.
+ */
+export const SCREENCAST_FULL_MAX_WIDTH = 1920;
+export const SCREENCAST_FULL_MAX_HEIGHT = 1200;
+/** JPEG quality of a full-size frame: read at 100 %, text must stay sharp. */
+export const SCREENCAST_FULL_JPEG_QUALITY = 80;
 /** Viewers one session may have at once; one more is refused (HTTP 429). */
 export const SCREENCAST_MAX_VIEWERS = 4;
 /** How often a screencast looks whether its session ended or its active page changed. */
@@ -25,11 +34,20 @@ export interface ScreencastFrame {
   seq: number;
   /** Milliseconds since the epoch when the frame arrived. */
   timestamp: number;
+  /** The page's URL when the frame arrived. */
+  url: string;
 }
 
-/** One viewer: it takes frames as they come (and drops what it cannot send) and hears the end. */
+/** How large a viewer wants its frames: the small box's default, or the page's own size (capped). */
+export type ScreencastSize = 'fit' | 'full';
+
+/**
+ * One viewer: it takes frames as they come (and drops what it cannot send), hears the page's URL
+ * change (a navigation that draws nothing new, a pushState), and hears the end.
+ */
 export interface ScreencastViewer {
   frame(frame: ScreencastFrame): void;
+  location(url: string): void;
   end(reason: 'closed' | 'shutdown'): void;
 }
 
@@ -45,20 +63,36 @@ export interface CastSessions {
   get(id: string): CastSession | undefined;
 }
 
-export interface ScreencastLimits {
-  maxFps: number;
+/** What Chromium is asked for: the largest frame and its JPEG quality. */
+export interface ScreencastEncoding {
   maxWidth: number;
   maxHeight: number;
   quality: number;
+}
+
+export interface ScreencastLimits {
+  maxFps: number;
+  /** Per size a viewer may ask for. */
+  encodings: Record<ScreencastSize, ScreencastEncoding>;
+  /** Viewers of one session, of both sizes together. */
   maxViewers: number;
   checkMs: number;
 }
 
 export const SCREENCAST_LIMITS: ScreencastLimits = {
   maxFps: SCREENCAST_MAX_FPS,
-  maxWidth: SCREENCAST_MAX_WIDTH,
-  maxHeight: SCREENCAST_MAX_HEIGHT,
-  quality: SCREENCAST_JPEG_QUALITY,
+  encodings: {
+    fit: {
+      maxWidth: SCREENCAST_MAX_WIDTH,
+      maxHeight: SCREENCAST_MAX_HEIGHT,
+      quality: SCREENCAST_JPEG_QUALITY,
+    },
+    full: {
+      maxWidth: SCREENCAST_FULL_MAX_WIDTH,
+      maxHeight: SCREENCAST_FULL_MAX_HEIGHT,
+      quality: SCREENCAST_FULL_JPEG_QUALITY,
+    },
+  },
   maxViewers: SCREENCAST_MAX_VIEWERS,
   checkMs: SCREENCAST_CHECK_MS,
 };
@@ -73,6 +107,8 @@ interface FrameEvent {
 class Cast {
   readonly viewers = new Set<ScreencastViewer>();
   private last: ScreencastFrame | undefined;
+  /** The URL viewers last heard, in a frame or a location. */
+  private url: string | undefined;
   private seq = 0;
   private page: Page | undefined;
   private cdp: CDPSession | undefined;
@@ -87,6 +123,7 @@ class Cast {
     private readonly sessionId: string,
     private readonly sessions: CastSessions,
     private readonly limits: ScreencastLimits,
+    private readonly encoding: ScreencastEncoding,
     private readonly gone: () => void,
   ) {
     this.checker = setInterval(() => this.check(), limits.checkMs);
@@ -107,9 +144,12 @@ class Cast {
     // A page that does not change sends no frame: a new viewer sees the last one at once (once the
     // caller of watch() has its answer and has opened its stream).
     const last = this.last;
-    if (last !== undefined)
+    const url = this.url;
+    if (last !== undefined || url !== undefined)
       queueMicrotask(() => {
-        if (this.viewers.has(viewer)) viewer.frame(last);
+        if (!this.viewers.has(viewer)) return;
+        if (last !== undefined) viewer.frame(last);
+        if (url !== undefined && url !== last?.url) viewer.location(url);
       });
   }
 
@@ -133,6 +173,14 @@ class Cast {
       return;
     }
     if (session.page !== this.page) void this.attach(session.page);
+    else this.tellLocation(session.page.url());
+  }
+
+  /** A URL that changed without a new frame (pushState, a navigation that looks the same) is told. */
+  private tellLocation(url: string): void {
+    if (url === this.url) return;
+    this.url = url;
+    for (const viewer of this.viewers) viewer.location(url);
   }
 
   private async attach(page: Page): Promise<void> {
@@ -157,9 +205,9 @@ class Cast {
     try {
       await cdp.send('Page.startScreencast', {
         format: 'jpeg',
-        quality: this.limits.quality,
-        maxWidth: this.limits.maxWidth,
-        maxHeight: this.limits.maxHeight,
+        quality: this.encoding.quality,
+        maxWidth: this.encoding.maxWidth,
+        maxHeight: this.encoding.maxHeight,
       });
     } catch {
       // The page closed or navigated away from its target meanwhile: the next check starts again.
@@ -173,12 +221,15 @@ class Cast {
   private onFrame(cdp: CDPSession, event: FrameEvent): void {
     if (cdp !== this.cdp) return;
     const now = Date.now();
+    const url = this.page?.url() ?? '';
+    this.url = url;
     this.last = {
       data: event.data,
       width: event.metadata.deviceWidth ?? 0,
       height: event.metadata.deviceHeight ?? 0,
       seq: ++this.seq,
       timestamp: now,
+      url,
     };
     for (const viewer of this.viewers) viewer.frame(this.last);
     const wait = Math.max(0, this.lastAckAt + 1000 / this.limits.maxFps - now);
@@ -215,7 +266,12 @@ class Cast {
   }
 }
 
-/** Every screencast in progress, by session id. */
+/** Where a session's screencast of one size is kept: each size is its own CDP screencast. */
+function castKey(sessionId: string, size: ScreencastSize): string {
+  return `${size}:${sessionId}`;
+}
+
+/** Every screencast in progress, by session id and size. */
 export class ScreencastHub {
   private readonly casts = new Map<string, Cast>();
 
@@ -227,23 +283,35 @@ export class ScreencastHub {
   /**
    * Adds a viewer to the session's screencast (starting it): answers the function that removes the
    * viewer, 'not_found' when the caller may not reach the session (another key's session included),
-   * or 'full' when the session has SCREENCAST_MAX_VIEWERS already.
+   * or 'full' when the session has SCREENCAST_MAX_VIEWERS already (of both sizes together).
    */
   watch(
     sessionId: string,
     caller: SessionCaller,
     viewer: ScreencastViewer,
+    size: ScreencastSize = 'fit',
   ): (() => void) | 'not_found' | 'full' {
     const session = this.sessions.lookup(sessionId, caller);
     if (session === undefined || session.ended !== undefined) return 'not_found';
-    let cast = this.casts.get(sessionId);
-    if (cast !== undefined && cast.viewers.size >= this.limits.maxViewers) return 'full';
+    const viewers = (['fit', 'full'] as const).reduce(
+      (sum, each) => sum + (this.casts.get(castKey(sessionId, each))?.viewers.size ?? 0),
+      0,
+    );
+    if (viewers >= this.limits.maxViewers) return 'full';
+    const key = castKey(sessionId, size);
+    let cast = this.casts.get(key);
     if (cast === undefined) {
-      const created: Cast = new Cast(sessionId, this.sessions, this.limits, () => {
-        if (this.casts.get(sessionId) === created) this.casts.delete(sessionId);
-      });
+      const created: Cast = new Cast(
+        sessionId,
+        this.sessions,
+        this.limits,
+        this.limits.encodings[size],
+        () => {
+          if (this.casts.get(key) === created) this.casts.delete(key);
+        },
+      );
       cast = created;
-      this.casts.set(sessionId, cast);
+      this.casts.set(key, cast);
       cast.start();
     }
     const joined = cast;
