@@ -103,6 +103,13 @@ async function main(): Promise<void> {
       .locator('li.session.selected .title')
       .filter({ hasText: 'Projects' })
       .waitFor({ timeout: 30_000 });
+    // An agent's calls on the selected session, over POST /rpc: the events panel's action rows.
+    const selected = await page.locator('li.session.selected').getAttribute('data-session-id');
+    if (selected === null) throw new Error('no selected session');
+    await service.call('page.goto', { session_id: selected, url: `${fixture.url}/form`, waitUntil: 'load' });
+    await service.call('page.fill', { session_id: selected, selector: '#name', value: 'Ada Lovelace' });
+    await service.call('page.click', { session_id: selected, selector: '#greet' });
+    await service.rpc('page.click', { session_id: selected, selector: '#submit-order', timeout: 500 });
     // A second session, so the list shows more than one.
     const { session_id: second } = await service.call<{ session_id: string }>('session.create', {});
     await service.call('page.goto', { session_id: second, url: `${fixture.url}/form`, waitUntil: 'load' });
@@ -168,6 +175,11 @@ async function main(): Promise<void> {
       10_000,
       'the event stream',
     );
+    // The timeline: the failed click in red, the fill opened to its masked params.
+    await page.locator('#event-list li.event.bad[data-kind="action"]').waitFor({ timeout: 10_000 });
+    const fill = page.locator('#event-list li.event[data-kind="action"]').filter({ hasText: 'page.fill' });
+    await fill.locator('button.event-head').click();
+    await page.locator('#event-list').evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await shot(page, 'console-overview.png');
     // The top row: sessions, the live view and the events (boxes are viewport coordinates).
     await page.evaluate(() => window.scrollTo(0, 0));
