@@ -129,6 +129,7 @@ export async function startService(
       maxSessions: config.maxSessions,
       maxSessionsPerOwner: config.maxSessionsPerKey,
       ttlMs: config.sessionTtlMs,
+      replayKeepMs: config.replay.keepMs,
       janitorIntervalMs: config.janitorIntervalMs,
       closeTimeoutMs: config.sessionCloseTimeoutMs,
       pool: {
@@ -272,7 +273,19 @@ export async function startService(
     openrpc,
     screencasts,
     openEventFeed: (id, caller, options, sink) =>
-      openFeed({ sessions, quota: feedQuota }, id, caller, options, sink),
+      openFeed(
+        {
+          // A closed session's log stays readable by its key for REPLAY_KEEP_MS.
+          sessions: {
+            resolve: (sessionId, who) => sessions.record(sessionId, who) ?? sessions.resolve(sessionId, who),
+          },
+          quota: feedQuota,
+        },
+        id,
+        caller,
+        options,
+        sink,
+      ),
     capacity: () => sessions.capacity(),
     refusals,
   });

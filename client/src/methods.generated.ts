@@ -52,6 +52,8 @@ export interface SessionCreateParams {
   url?: string;
   /** Values to type by name (page.fill or page.type with secret: "NAME") that no answer shows: each is replaced by <secret:NAME> wherever an answer would carry it. Names in capitals (PASSWORD, API_TOKEN); values 4 to 4096 characters; at most 32. */
   secrets?: Record<string, string>;
+  /** Keep a picture of the page after each call that changes something, to step through the session later (replay.picture), also for REPLAY_KEEP_MS after it closed (default: REPLAY). */
+  replay?: boolean;
   /** A Playwright device descriptor by name ('iPhone 13', 'Pixel 7', 'Desktop Chrome' …): its viewport, device scale factor, mobile mode, touch and user agent. viewport and userAgent given beside it win. */
   device?: string;
   /** navigator.language, Accept-Language and Intl's default locale, e.g. de-DE. */
@@ -204,6 +206,25 @@ export interface SessionExportResult {
   steps: number;
   /** Environment variables the test reads (typed secrets). */
   env: string[];
+}
+
+/** Params of replay.picture: The picture of the page after one action of a session with replay on, by its action entry’s seq; also after the session closed (REPLAY_KEEP_MS). */
+export interface ReplayPictureParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** The seq of an action entry with picture: true. */
+  seq: number;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of replay.picture. */
+export interface ReplayPictureResult {
+  seq: number;
+  mime: 'image/jpeg';
+  /** The JPEG, base64. */
+  base64: string;
+  bytes: number;
 }
 
 /** Params of cookies.get: Read the session's cookies with every attribute, httpOnly ones included. */
@@ -3402,6 +3423,7 @@ export interface RpcMethods {
   'session.close': { params: SessionCloseParams; result: SessionCloseResult; paramsOptional: false };
   'session.list': { params: SessionListParams; result: SessionListResult; paramsOptional: true };
   'session.export': { params: SessionExportParams; result: SessionExportResult; paramsOptional: false };
+  'replay.picture': { params: ReplayPictureParams; result: ReplayPictureResult; paramsOptional: false };
   'cookies.get': { params: CookiesGetParams; result: CookiesGetResult; paramsOptional: false };
   'cookies.set': { params: CookiesSetParams; result: CookiesSetResult; paramsOptional: false };
   'cookies.clear': { params: CookiesClearParams; result: CookiesClearResult; paramsOptional: false };
@@ -3537,6 +3559,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.close',
   'session.list',
   'session.export',
+  'replay.picture',
   'cookies.get',
   'cookies.set',
   'cookies.clear',
@@ -3618,6 +3641,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
 export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.list',
   'session.export',
+  'replay.picture',
   'cookies.get',
   'session.storageState',
   'sessionStorage.get',
@@ -3697,6 +3721,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.close': ['SESSION_NOT_FOUND'],
   'session.list': [],
   'session.export': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
+  'replay.picture': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
   'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
@@ -4039,6 +4064,17 @@ export interface RpcApi {
       params: SessionUnsubscribeParams,
       options?: CallOptions,
     ) => Promise<SessionUnsubscribeResult>;
+  };
+  replay: {
+    /**
+     * The picture of the page after one action of a session with replay on, by its action entry’s seq; also after the session closed (REPLAY_KEEP_MS).
+     *
+     * Action entries of the session's event log with picture: true have one (GET /sessions/{id}/events?since=0&kinds=action lists them, for a closed session too while it is kept). A JPEG of the viewport as it was when the call ended. Pictures past MAX_REPLAY_BYTES of the session were let go, oldest first.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS.
+     */
+    picture: (params: ReplayPictureParams, options?: CallOptions) => Promise<ReplayPictureResult>;
   };
   cookies: {
     /**
@@ -4692,6 +4728,9 @@ export function bindMethods(call: MethodCaller): RpcApi {
       addInitScript: (params, options) => call('session.addInitScript', params, options),
       subscribe: (params, options) => call('session.subscribe', params, options),
       unsubscribe: (params, options) => call('session.unsubscribe', params, options),
+    },
+    replay: {
+      picture: (params, options) => call('replay.picture', params, options),
     },
     cookies: {
       get: (params, options) => call('cookies.get', params, options),

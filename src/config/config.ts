@@ -77,6 +77,8 @@ export interface Config
   networkBufferSize: number;
   /** MAX_SESSION_EVENTS: entries each session's event log keeps. */
   maxSessionEvents: number;
+  /** REPLAY, REPLAY_KEEP_MS, MAX_REPLAY_BYTES: pictures after each action, and what a closed session leaves. */
+  replay: { pictures: boolean; keepMs: number; maxBytes: number };
   /** PAGE_EVENT_RATE, PAGE_EVENT_BURST, PAGE_THROTTLE_AFTER_MS, PAGE_THROTTLE_RATE. */
   pageBudget: { rate: number; burst: number; throttleAfterMs: number; throttleRate: number };
   settleQuietMs: number;
@@ -361,6 +363,11 @@ export function loadConfig(env: Source = process.env, cwd = process.cwd()): Conf
     consoleBufferSize: int('CONSOLE_BUFFER_SIZE', get('CONSOLE_BUFFER_SIZE'), 1, 1_000_000),
     networkBufferSize: int('NETWORK_BUFFER_SIZE', get('NETWORK_BUFFER_SIZE'), 1, 1_000_000),
     maxSessionEvents: int('MAX_SESSION_EVENTS', get('MAX_SESSION_EVENTS'), 1, 1_000_000),
+    replay: {
+      pictures: bool('REPLAY', get('REPLAY')),
+      keepMs: int('REPLAY_KEEP_MS', get('REPLAY_KEEP_MS'), 0, 86_400_000),
+      maxBytes: int('MAX_REPLAY_BYTES', get('MAX_REPLAY_BYTES'), 0, 1_073_741_824),
+    },
     pageBudget: {
       rate: int('PAGE_EVENT_RATE', get('PAGE_EVENT_RATE'), 1, 1_000_000),
       burst: int('PAGE_EVENT_BURST', get('PAGE_EVENT_BURST'), 1, 1_000_000),

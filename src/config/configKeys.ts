@@ -278,6 +278,23 @@ export const CONFIG_KEYS = {
     description:
       "Entries each session's event log keeps (every kind: console, requests, navigations …). A reader whose cursor fell further behind (logs.pull / network.pull with since, session.subscribe, GET /sessions/{id}/events) gets dropped: N.",
   },
+  REPLAY: {
+    default: 'false',
+    group: 'sessions',
+    description:
+      'Take a JPEG of the page after each call that changes something, for replay (session.create replay overrides it per session): each costs the call a screenshot, tens of ms.',
+  },
+  REPLAY_KEEP_MS: {
+    default: '600000',
+    group: 'sessions',
+    description:
+      "How long a closed session's action timeline and replay pictures stay readable by its key (GET /sessions/{id}/events?since=0, replay.picture); 0 keeps nothing.",
+  },
+  MAX_REPLAY_BYTES: {
+    default: '8388608',
+    group: 'sessions',
+    description: 'The replay pictures one session keeps (8 MiB); past it the oldest go.',
+  },
   MAX_DOWNLOAD_BYTES: {
     default: '26214400',
     group: 'sessions',

@@ -54,6 +54,13 @@ const BINARY_RESULTS: Readonly<Record<string, BinaryResult>> = {
     mimeType: () => 'application/zip',
     path: (result) => `traces/${encodeURIComponent(text(result.trace_id, 'trace'))}.zip`,
   },
+  'replay.picture': {
+    field: 'base64',
+    encoding: 'base64',
+    what: 'the replay picture',
+    mimeType: () => 'image/jpeg',
+    path: (result) => `replay/${encodeURIComponent(String(result.seq))}.jpg`,
+  },
   'trace.get': {
     field: 'base64',
     encoding: 'base64',

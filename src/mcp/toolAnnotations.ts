@@ -69,6 +69,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'page.pdf': 'Print to PDF',
   'trace.start': 'Start a trace',
   'session.export': 'Export as a Playwright test',
+  'replay.picture': 'A replay picture',
   'performance.start': 'Record page performance',
   'performance.stop': 'Performance insights',
   'trace.stop': 'Stop the trace',

@@ -94,7 +94,7 @@ const GROUPS = {
     ],
   },
   files: {
-    about: 'downloads, PDF, Playwright traces, export as a Playwright test',
+    about: 'downloads, PDF, Playwright traces, export as a Playwright test, replay pictures',
     methods: [
       'downloads.list',
       'downloads.get',
@@ -103,6 +103,7 @@ const GROUPS = {
       'trace.stop',
       'trace.get',
       'session.export',
+      'replay.picture',
     ],
   },
   agents: {

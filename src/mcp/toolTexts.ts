@@ -114,6 +114,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Stops the performance recording and returns its insights (LCP, CLS, a lab INP, long tasks, render-blocking and largest requests), the whole trace kept for trace_get.',
   'session.export':
     'Returns what was done in this session as a runnable Playwright test in TypeScript: each action with locators by role and name, what was read as assertions. Save it as a .spec.ts file.',
+  'replay.picture':
+    'Returns the picture of the page taken after one action of a session with replay on, also after the session closed, as a file (an embedded JPEG resource).',
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

@@ -103,7 +103,8 @@ const LOG_READERS = new Set(['logs.pull', 'network.pull', 'session.subscribe', '
 /**
  * Records one call of `method` on `session` as an action entry, its error as the caller gets it
  * (mapped). `targets` are its refs' snapshot lines as they were when the call began (the call may
- * take a new snapshot). A successful one is also kept for session.export.
+ * take a new snapshot). A successful one is also kept for session.export. Answers the entry's seq
+ * (0 when none was recorded).
  */
 export function recordAction(
   session: Session,
@@ -111,9 +112,9 @@ export function recordAction(
   params: Record<string, unknown>,
   startedAt: number,
   targets: Record<string, string>,
-  outcome: { result: unknown } | { failure: ServiceError },
-): void {
-  if (LOG_READERS.has(method)) return;
+  outcome: { result: unknown; picture?: boolean } | { failure: ServiceError },
+): number {
+  if (LOG_READERS.has(method)) return 0;
   const target = typeof params.ref === 'string' ? targets[params.ref] : undefined;
   const json = JSON.stringify(maskParams(params));
   const base = {
@@ -127,17 +128,22 @@ export function recordAction(
   };
   if ('failure' in outcome) {
     const { failure } = outcome;
-    session.log.record({
+    return session.log.record({
       ...base,
       ok: false,
       code: failure.code,
       // A refused URL is named in its error: its password is not.
       error: failure.message.replace(URL_PASSWORD, '$1***@').slice(0, MAX_ACTION_ERROR_CHARS),
     });
-    return;
   }
-  session.log.record({ ...base, ok: true, ...facts(outcome.result) });
+  const seq = session.log.record({
+    ...base,
+    ok: true,
+    ...facts(outcome.result),
+    picture: outcome.picture === true ? true : undefined,
+  });
   scriptCall(session, method, params, targets, outcome.result);
+  return seq;
 }
 
 /** The calls session.export turns into code, the only ones the script keeps. */

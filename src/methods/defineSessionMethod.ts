@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { Session } from '../browser/session/session.js';
+import { ReplayPictures } from '../browser/artifacts/replayPictures.js';
 import { failureTracing } from '../browser/artifacts/traceStore.js';
 import { redactError, redactSecrets } from './session/sessionSecrets.js';
 import { mapError } from '../errors/mapError.js';
@@ -72,6 +73,7 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
       // A step of page.act runs under the lock its page.act holds: taking it again would wait forever.
       if (held.getStore() === session) return spec.handler(validated, { ...ctx, session });
       const startedAt = performance.now();
+      let picture: Buffer | undefined;
       const targets = targetsOf(session, validated);
       const failed = (error: unknown) =>
         error instanceof ServiceError
@@ -90,12 +92,23 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
           const run = () => held.run(session, () => spec.handler(validated, { ...ctx, session }));
           // A session created with traceOnFailure records each call (page.act's steps within its own).
           const tracing = traceable ? failureTracing(session) : undefined;
-          return tracing === undefined ? run() : tracing.around(spec.name, run);
+          const ran = tracing === undefined ? run() : tracing.around(spec.name, run);
+          // With replay on, a call that changed something leaves a picture, taken under the lock.
+          return session.replay === undefined || spec.readOnly || spec.name === 'session.close'
+            ? ran
+            : ran.then(async (result) => {
+                picture = await ReplayPictures.take(session.page);
+                return result;
+              });
         })
         .then(
           // A session given secrets never answers one (page.act's steps are answered within it).
           (result) => {
-            recordAction(session, spec.name, validated, startedAt, targets, { result });
+            const seq = recordAction(session, spec.name, validated, startedAt, targets, {
+              result,
+              picture: picture !== undefined,
+            });
+            if (picture !== undefined && seq > 0) session.replay?.keep(seq, picture);
             return redactSecrets(session, result);
           },
           (error: unknown) => {

@@ -23,6 +23,7 @@ import { rpcDiscover } from './rpc.js';
 import { screenshotMethods } from './page/screenshot.js';
 import { sessionMethods } from './session/session.js';
 import { sessionExportMethods } from './session/sessionExport.js';
+import { replayMethods } from './session/replay.js';
 import { storageMethods } from './session/storage.js';
 import { sessionStorageMethods } from './session/sessionStorage.js';
 import { subscriptionMethods } from './session/sessionSubscribe.js';
@@ -32,6 +33,7 @@ import { tabMethods } from './tabs.js';
 export const allMethods: ServiceMethod[] = [
   ...sessionMethods,
   ...sessionExportMethods,
+  ...replayMethods,
   ...storageMethods,
   ...sessionStorageMethods,
   ...pageMethods,

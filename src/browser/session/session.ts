@@ -40,6 +40,7 @@ import { SessionDialogs, type DialogReport } from './sessionDialogs.js';
 import { DialogStalls, type StalledOutcome } from './dialogStalls.js';
 import { READ_TITLE_TIMEOUT_MS, SessionPages } from './sessionPages.js';
 import { DownloadStore, type DownloadLimits } from '../artifacts/downloadStore.js';
+import type { ReplayPictures } from '../artifacts/replayPictures.js';
 import { SessionFiles } from '../artifacts/sessionFiles.js';
 import { preparePage } from '../network/networkConditions.js';
 
@@ -101,6 +102,8 @@ export class Session implements NavigationTarget {
   readonly network: RingBuffer<NetworkEntry>;
   /** Request ids, and the most recent requests network.get and network.har read. */
   readonly requests: RequestLog;
+  /** With replay on (REPLAY, session.create replay): a picture after each call that changed something. */
+  replay: ReplayPictures | undefined;
   /** The dialog policy and the dialogs left pending for dialog.handle. */
   readonly dialogs: SessionDialogs;
   /** The session's one temporary directory (downloads, traces) and its downloads: removed when it ends. */

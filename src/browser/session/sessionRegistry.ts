@@ -33,6 +33,8 @@ import {
   type PoolPolicyLimits,
   type ServiceCapacity,
 } from '../engine/poolPolicy.js';
+import type { ReplayPictures } from '../artifacts/replayPictures.js';
+import type { SessionLog } from '../events/sessionLog.js';
 import { Session, type SessionOptions } from './session.js';
 import { SessionOwners, reaches, type SessionCaller } from '../engine/sessionOwners.js';
 import type { UrlPolicy } from '../network/urlPolicy.js';
@@ -45,6 +47,8 @@ export interface SessionRegistryOptions {
   /** Open sessions one owner may hold (MAX_SESSIONS_PER_KEY), so one key cannot take every slot. */
   maxSessionsPerOwner: number;
   ttlMs: number;
+  /** REPLAY_KEEP_MS: how long a closed session's log and pictures stay readable by its owner. */
+  replayKeepMs?: number;
   janitorIntervalMs: number;
   closeTimeoutMs: number;
   /** The warm pool's limits (POOL_SIZE, POOL_MAX_SIZE, POOL_MAX_OPENING, ...); minSize 0 turns it off. */
@@ -69,7 +73,18 @@ export type NewSessionOptions = ContextOverrides;
 interface EndedSession {
   reason: MissingReason;
   owner: string | undefined;
+  /** Its log and replay pictures, readable by its owner until `until` (REPLAY_KEEP_MS). */
+  kept?: { log: SessionLog; replay: ReplayPictures | undefined; until: number };
 }
+
+/** What a session leaves to read after it closed, and while it is open: its log and pictures. */
+export interface SessionRecord {
+  log: SessionLog;
+  replay: ReplayPictures | undefined;
+}
+
+/** Closed sessions whose log and pictures are kept at once; past it the oldest kept go first. */
+export const MAX_KEPT_SESSIONS = 20;
 
 /** The longest a create that must open a context, or a close, waits for another key's calls to end. */
 export const CREATE_YIELD_MAX_MS = 1_000;
@@ -286,6 +301,11 @@ export class SessionRegistry {
     throw this.notFound(id, caller);
   }
 
+  /** The SESSION_NOT_FOUND a call about `id` answers `caller` (why it ended, when it may know). */
+  missing(id: string, caller: SessionCaller): SessionNotFoundError {
+    return this.notFound(id, caller);
+  }
+
   private notFound(id: string, caller: SessionCaller): SessionNotFoundError {
     const ended = this.ended.get(id);
     const reason = ended !== undefined && reaches(caller, ended.owner) ? ended.reason : 'unknown';
@@ -355,9 +375,18 @@ export class SessionRegistry {
     // downloads go with it. dispose never throws.
     void this.sessions.get(id)?.downloads.dispose();
     // Its event streams send what is left and end.
-    this.sessions.get(id)?.log.end(reason);
+    const session = this.sessions.get(id);
+    session?.log.end(reason);
     this.sessions.delete(id);
-    this.ended.set(id, { reason, owner: this.owners.remove(id) });
+    const keepMs = this.options.replayKeepMs ?? 0;
+    this.ended.set(id, {
+      reason,
+      owner: this.owners.remove(id),
+      ...(session === undefined || keepMs === 0
+        ? {}
+        : { kept: { log: session.log, replay: session.replay, until: Date.now() + keepMs } }),
+    });
+    this.forgetKept(Date.now());
     if (this.ended.size > ENDED_MEMORY) {
       const oldest = this.ended.keys().next();
       if (!oldest.done) this.ended.delete(oldest.value);
@@ -378,7 +407,33 @@ export class SessionRegistry {
   }
 
   /** Closes sessions idle past the TTL; a session in the middle of a call is never cut short. */
+  /**
+   * The log and replay pictures of a session `caller` may reach: an open one's, or a closed one's
+   * within REPLAY_KEEP_MS; undefined otherwise (another owner's is as an unknown one).
+   */
+  record(id: string, caller: SessionCaller): SessionRecord | undefined {
+    const open = this.lookup(id, caller);
+    if (open !== undefined) return { log: open.log, replay: open.replay };
+    const ended = this.ended.get(id);
+    if (ended?.kept === undefined || !reaches(caller, ended.owner) || ended.kept.until <= Date.now())
+      return undefined;
+    return { log: ended.kept.log, replay: ended.kept.replay };
+  }
+
+  /** Lets go of kept records past their time, and of the oldest past MAX_KEPT_SESSIONS. */
+  private forgetKept(now: number): void {
+    const kept = [...this.ended.values()].filter((e) => e.kept !== undefined);
+    let over = kept.length - MAX_KEPT_SESSIONS;
+    for (const entry of kept) {
+      if (entry.kept !== undefined && (entry.kept.until <= now || over > 0)) {
+        if (entry.kept.until > now) over -= 1;
+        delete entry.kept;
+      }
+    }
+  }
+
   async sweep(now = Date.now()): Promise<number> {
+    this.forgetKept(now);
     const idle = this.list().filter((s) => !s.busy && now - s.lastUsedAt > this.options.ttlMs);
     await Promise.all(
       idle.map(async (s) => {

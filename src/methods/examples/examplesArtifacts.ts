@@ -56,6 +56,13 @@ export const artifactsExamples: Record<string, MethodExample[]> = {
       },
     },
   ],
+  'replay.picture': [
+    {
+      name: 'the picture after an action of a session with replay on (the base64 shortened)',
+      params: { session_id: S, seq: 12 },
+      result: { seq: 12, mime: 'image/jpeg', base64: '/9j/4AAQSkZJRgABAQAAAQABAAD…', bytes: 48211 },
+    },
+  ],
   'performance.start': [
     {
       name: 'the insights of a load (docs/behaviour.md#performance-insights)',

@@ -1,4 +1,5 @@
 // methods/session/: session.*, pages.*, dialog.*, cookies and storage, downloads.* and the artifacts of a session.
+import { ReplayPictures } from '../../browser/artifacts/replayPictures.js';
 import { Type } from '@sinclair/typebox';
 import { NavigationBlockedError } from '../../browser/engine/browserErrors.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
@@ -51,6 +52,12 @@ export const sessionCreate = defineMethod({
       }),
     ),
     secrets: Type.Optional(SecretsParam),
+    replay: Type.Optional(
+      Type.Boolean({
+        description:
+          'Keep a picture of the page after each call that changes something, to step through the session later (replay.picture), also for REPLAY_KEEP_MS after it closed (default: REPLAY).',
+      }),
+    ),
     ...EmulationParams,
     dialogs: Type.Optional(DialogPolicyParam),
     traceOnFailure: Type.Optional(
@@ -125,6 +132,8 @@ export const sessionCreate = defineMethod({
     // Before any call can reach the session: its page is still blank, no dialog can have opened.
     if (params.dialogs !== undefined) session.dialogs.setPolicy(params.dialogs);
     if (params.secrets !== undefined) setSecrets(session, params.secrets);
+    if (params.replay ?? services.config.replay.pictures)
+      session.replay = new ReplayPictures(services.config.replay.maxBytes);
     const clipboard = clipboardOf(session.context);
     if (clipboard !== undefined)
       clipboard.readAllowed = params.permissions?.includes('clipboard-read') ?? false;
