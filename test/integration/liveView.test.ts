@@ -144,6 +144,26 @@ describe('the live view', () => {
     await shot('zoomed-100');
   });
 
+  it('goes full screen and back, with full-size frames only while it is', async () => {
+    await page.locator('button[data-zoom="fit"]').click();
+    const section = page.locator('#live-section');
+    await expect.poll(() => section.getAttribute('data-size'), { timeout: SHOW_TIMEOUT_MS }).toBe('fit');
+    const toggle = page.locator('#live-fullscreen');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: SHOW_TIMEOUT_MS }).toBe('true');
+    await expect.poll(() => section.getAttribute('data-size'), { timeout: SHOW_TIMEOUT_MS }).toBe('full');
+    await expect
+      .poll(() => page.locator('#live-frame').evaluate((el: HTMLImageElement) => el.naturalWidth), {
+        timeout: SHOW_TIMEOUT_MS,
+      })
+      .toBe(1280);
+    await shot('full-screen');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: SHOW_TIMEOUT_MS }).toBe('false');
+    await expect.poll(() => section.getAttribute('data-size'), { timeout: SHOW_TIMEOUT_MS }).toBe('fit');
+    await page.locator('button[data-zoom="1"]').click();
+  });
+
   it('sends nothing while take-over is off, then a click on the frame clicks the page as page.mouse', async () => {
     expect(await page.locator('#live-drive').getAttribute('aria-pressed')).toBe('false');
     await clickOnFrame('#inc');
