@@ -20,23 +20,26 @@ export function shortDuration(ms) {
 }
 
 /**
- * Age and idle time of a session from session.list's times (the service's clock; the console runs
- * beside it). session.list answers neither the session's TTL nor its pages, so neither is shown.
+ * Age, idle time, time left before it expires and page count of a session, from session.list (the
+ * service's clock; the console runs beside it).
  * @param {SessionRow} s
  * @param {number} now
  */
 function timesOf(s, now) {
   const created = Date.parse(s.createdAt);
   const used = Date.parse(s.lastUsedAt);
+  const expires = Date.parse(s.expiresAt ?? '');
   return [
     Number.isNaN(created) ? undefined : `age ${shortDuration(now - created)}`,
     Number.isNaN(used) ? undefined : `idle ${shortDuration(now - used)}`,
+    Number.isNaN(expires) ? undefined : `closes in ${shortDuration(expires - now)}`,
+    typeof s.pages === 'number' ? `${s.pages} page${s.pages === 1 ? '' : 's'}` : undefined,
   ]
     .filter((p) => p !== undefined)
     .join(' · ');
 }
 
-/** @typedef {{ session_id: string, url: string, title: string, createdAt: string, lastUsedAt: string }} SessionRow */
+/** @typedef {{ session_id: string, url: string, title: string, createdAt: string, lastUsedAt: string, expiresAt?: string, pages?: number }} SessionRow */
 
 /** @type {ReturnType<typeof setInterval> | undefined} */
 let timer;

@@ -183,6 +183,10 @@ export interface SessionListResult {
     createdAt: string;
     /** ISO 8601 time of the last call on it. */
     lastUsedAt: string;
+    /** ISO 8601 time it closes if no call comes before (lastUsedAt plus SESSION_TTL_MS); each call moves it. */
+    expiresAt: string;
+    /** Its open pages (the main page and the ones it opened). */
+    pages: number;
   }>;
 }
 

@@ -166,9 +166,11 @@ describe('the events panel as an action timeline', () => {
 });
 
 describe('session rows', () => {
-  it("show the session's age and idle time", async () => {
+  it("show the session's age, idle time, time left and page count", async () => {
     const times = page.locator(`li.session[data-session-id="${sessionId}"] .times`);
-    await pw(times).toHaveText(/^age \d+ (s|min) · idle \d+ (s|min)$/);
+    await pw(times).toHaveText(
+      /^age \d+ (s|min) · idle \d+ (s|min) · closes in \d+ (s|min|h \d+ min) · 1 page$/,
+    );
   });
 });
 

@@ -94,7 +94,7 @@ describe('session.*', () => {
     await s.close();
   });
 
-  it('session.list reports id, url, title, createdAt and lastUsedAt', async () => {
+  it('session.list reports id, url, title, createdAt, lastUsedAt, expiresAt and pages', async () => {
     const s = await newSession();
     await s.open('/form');
     const { sessions } = await service.call<{ sessions: Record<string, string>[] }>('session.list');
@@ -103,6 +103,11 @@ describe('session.*', () => {
     const created = Date.parse(entry?.createdAt ?? '');
     expect(Number.isNaN(created)).toBe(false);
     expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThanOrEqual(created);
+    // It closes SESSION_TTL_MS after its last call unless another comes.
+    expect(Date.parse(String(entry?.expiresAt)) - Date.parse(entry?.lastUsedAt ?? '')).toBe(
+      service.running.services.config.sessionTtlMs,
+    );
+    expect(entry?.pages).toBe(1);
     await s.close();
   });
 

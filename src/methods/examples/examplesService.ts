@@ -47,7 +47,15 @@ export const serviceExamples: Record<string, MethodExample[]> = {
       params: {},
       result: {
         sessions: [
-          { session_id: S, url: `${O}/projects`, title: 'Projects', createdAt: TIME, lastUsedAt: TIME },
+          {
+            session_id: S,
+            url: `${O}/projects`,
+            title: 'Projects',
+            createdAt: TIME,
+            lastUsedAt: TIME,
+            expiresAt: '2026-11-24T04:31:00.609Z',
+            pages: 1,
+          },
         ],
       },
     },

@@ -190,6 +190,11 @@ export const sessionList = defineMethod({
         title: Type.String(),
         createdAt: Type.String({ description: 'ISO 8601 time of creation.' }),
         lastUsedAt: Type.String({ description: 'ISO 8601 time of the last call on it.' }),
+        expiresAt: Type.String({
+          description:
+            'ISO 8601 time it closes if no call comes before (lastUsedAt plus SESSION_TTL_MS); each call moves it.',
+        }),
+        pages: Type.Integer({ description: 'Its open pages (the main page and the ones it opened).' }),
       }),
     ),
   }),
@@ -203,6 +208,8 @@ export const sessionList = defineMethod({
         title: await s.title(LIST_TITLE_TIMEOUT_MS),
         createdAt: s.createdAt.toISOString(),
         lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+        expiresAt: new Date(s.lastUsedAt + services.config.sessionTtlMs).toISOString(),
+        pages: s.pages.all().length,
       })),
     );
     return { sessions };
