@@ -272,20 +272,9 @@ export async function startService(
     mcpTools,
     openrpc,
     screencasts,
-    openEventFeed: (id, caller, options, sink) =>
-      openFeed(
-        {
-          // A closed session's log stays readable by its key for REPLAY_KEEP_MS.
-          sessions: {
-            resolve: (sessionId, who) => sessions.record(sessionId, who) ?? sessions.resolve(sessionId, who),
-          },
-          quota: feedQuota,
-        },
-        id,
-        caller,
-        options,
-        sink,
-      ),
+    // A closed session's log stays readable by its key for REPLAY_KEEP_MS (recordOf).
+    openEventFeed: (...args) =>
+      openFeed({ sessions: { resolve: (i, c) => sessions.recordOf(i, c) }, quota: feedQuota }, ...args),
     capacity: () => sessions.capacity(),
     refusals,
   });

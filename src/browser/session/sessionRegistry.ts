@@ -301,9 +301,11 @@ export class SessionRegistry {
     throw this.notFound(id, caller);
   }
 
-  /** The SESSION_NOT_FOUND a call about `id` answers `caller` (why it ended, when it may know). */
-  missing(id: string, caller: SessionCaller): SessionNotFoundError {
-    return this.notFound(id, caller);
+  /** As record(), or the SESSION_NOT_FOUND that says why there is none. */
+  recordOf(id: string, caller: SessionCaller): SessionRecord {
+    const found = this.record(id, caller);
+    if (found === undefined) throw this.notFound(id, caller);
+    return found;
   }
 
   private notFound(id: string, caller: SessionCaller): SessionNotFoundError {

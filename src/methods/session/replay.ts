@@ -26,9 +26,8 @@ export const replayPicture = defineMethod({
   readOnly: true,
   logFields: (params) => ({ sessionId: params.session_id }),
   handler(params, { services, principal }) {
-    const record = services.sessions.record(params.session_id, principal);
-    // An unknown, another key's, or a closed session past REPLAY_KEEP_MS: the registry's own words.
-    if (record === undefined) throw services.sessions.missing(params.session_id, principal);
+    // An unknown, another key's, or a closed session past REPLAY_KEEP_MS: SESSION_NOT_FOUND.
+    const record = services.sessions.recordOf(params.session_id, principal);
     const picture = record.replay?.get(params.seq);
     if (picture === undefined) {
       const message =
