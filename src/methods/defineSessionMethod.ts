@@ -112,9 +112,10 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
             return redactSecrets(session, result);
           },
           (error: unknown) => {
-            const failure = failed(error);
-            recordAction(session, spec.name, validated, startedAt, targets, { failure });
-            throw redactError(session, failure);
+            recordAction(session, spec.name, validated, startedAt, targets, { failure: failed(error) });
+            // The error itself goes on unmapped: dispatch reads what it carries (how far a call got,
+            // whether it ran) from the very object, and maps it once.
+            throw redactError(session, error);
           },
         );
     },
