@@ -5,6 +5,7 @@
 // error code, and the facts of its report (navigated, the URL, dialogs, downloads, new pages).
 import type { Session } from '../browser/session/session.js';
 import type { ServiceError } from '../errors/serviceError.js';
+import { redactSecrets } from './session/sessionSecrets.js';
 
 /** The params of an action entry, as JSON, are cut here. */
 export const MAX_ACTION_PARAMS_CHARS = 1_000;
@@ -133,7 +134,11 @@ export function recordAction(
       ok: false,
       code: failure.code,
       // A refused URL is named in its error: its password is not.
-      error: failure.message.replace(URL_PASSWORD, '$1***@').slice(0, MAX_ACTION_ERROR_CHARS),
+      // … and a typed secret the page echoed is its name, as in every answer.
+      error: redactSecrets(session, failure.message.replace(URL_PASSWORD, '$1***@')).slice(
+        0,
+        MAX_ACTION_ERROR_CHARS,
+      ),
     });
   }
   const seq = session.log.record({

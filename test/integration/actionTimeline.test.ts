@@ -134,9 +134,18 @@ describe('the action timeline', () => {
       secrets: { PASSWORD: 'hunter2-very-secret' },
     });
     await suite.service.call('page.fill', { session_id: s, selector: '[name=name]', secret: 'PASSWORD' });
-    const [fill] = (await actions(s, 1)).filter((a) => a.method === 'page.fill');
+    // A page that throws the value back: the entry's error names the secret only.
+    const thrown = await suite.service.rpc('page.evaluate', {
+      session_id: s,
+      expression: "(() => { throw new Error(document.querySelector('[name=name]').value); })()",
+    });
+    expect(thrown.error?.message).toContain('<secret:PASSWORD>');
+    const [fill] = (await actions(s, 2)).filter((a) => a.method === 'page.fill');
     expect(JSON.parse(fill?.params ?? '{}')).toMatchObject({ selector: '[name=name]', secret: 'PASSWORD' });
     expect(JSON.stringify(fill)).not.toContain('hunter2');
+    const [evaluated] = (await actions(s, 2)).filter((a) => a.method === 'page.evaluate');
+    expect(evaluated?.error).toContain('<secret:PASSWORD>');
+    expect(JSON.stringify(evaluated)).not.toContain('hunter2');
     await suite.service.call('session.close', { session_id: s });
   });
 
