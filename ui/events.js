@@ -2,15 +2,21 @@
 // The event log of the selected session as a timeline: GET /sessions/{id}/events (Server-Sent
 // Events, read with fetch so the key travels in a header), replayed from the session's start
 // (?since=0) and resumed with Last-Event-ID after a dropped connection. Every call on the session is
-// an `action` row beside what its pages did; a filter by kind; each row opens to show its fields.
+// an `action` row beside what its pages did; a filter by kind; each row opens to show its fields, and
+// an action with a replay picture opens it in the replay viewer.
 import { ApiError, openStream, readSse } from './api.js';
 import { byId, h, messageOf, parseJson, pretty } from './dom.js';
-import { onSessionChange, selectedSession } from './state.js';
+import { openReplay } from './replay.js';
+import { onSessionChange, selectedSession, sessionGone } from './state.js';
+
+/** @typedef {import('./replay.js').PicturedAction} PicturedAction */
 
 /** Rows the panel keeps; older ones go (the service's own log is bounded too). */
 export const MAX_EVENT_ROWS = 300;
 /** A stream that broke (not ended) is opened again after this, from the last seq seen. */
 export const EVENTS_RETRY_MS = 2000;
+/** Actions with a picture the viewer can step through: the service's log keeps 1000 entries by default. */
+export const MAX_PICTURED_ACTIONS = 1000;
 /** Fields shown after the kind, in this order, when present (a URL without its scheme). */
 const SUMMARY_FIELDS = [
   'method',
@@ -68,14 +74,24 @@ function isBad(event) {
   return typeof event.status === 'number' && event.status >= 400;
 }
 
-/** An action's line: method, what it acted on, how long it took, ✓ or its error code. @param {Record<string, unknown>} event */
-function actionSummary(event) {
-  const on = text(event, 'target') ?? text(event, 'selector') ?? shown(event.url);
-  const took = typeof event.durationMs === 'number' ? `${event.durationMs} ms` : undefined;
+/** What an action acted on: a ref's snapshot line, its selector, or its URL. @param {Record<string, unknown>} event */
+function actionTarget(event) {
+  return text(event, 'target') ?? text(event, 'selector') ?? shown(event.url);
+}
+
+/** ✓, or ✗ with the error code and message. @param {Record<string, unknown>} event */
+function actionOutcome(event) {
   const code = typeof event.code === 'number' ? String(event.code) : 'error';
   const error = text(event, 'error');
-  const outcome = event.ok === false ? `✗ ${code}${error === undefined ? '' : ` ${error}`}` : '✓';
-  return [text(event, 'method'), on, took, outcome].filter((p) => p !== undefined && p !== '').join('  ');
+  return event.ok === false ? `✗ ${code}${error === undefined ? '' : ` ${error}`}` : '✓';
+}
+
+/** An action's line: method, what it acted on, how long it took, ✓ or its error code. @param {Record<string, unknown>} event */
+function actionSummary(event) {
+  const took = typeof event.durationMs === 'number' ? `${event.durationMs} ms` : undefined;
+  return [text(event, 'method'), actionTarget(event), took, actionOutcome(event)]
+    .filter((p) => p !== undefined && p !== '')
+    .join('  ');
 }
 
 /** @param {Record<string, unknown>} event */
@@ -102,6 +118,10 @@ function detailOf(event) {
 
 /** @type {AbortController | undefined} */
 let current;
+/** The followed session, and its actions that have a replay picture, in order (the viewer steps through them). */
+let followed = '';
+/** @type {PicturedAction[]} */
+let pictured = [];
 
 /** @param {string} message @param {string} [state] */
 function status(message, state) {
@@ -138,6 +158,7 @@ function eventRow(event) {
     ],
   );
   const detail = h('pre', { class: 'event-detail', id: detailId, hidden: true });
+  const picture = kind === 'action' && event.picture === true ? pictureControl(event) : null;
   head.addEventListener('click', () => {
     const open = head.getAttribute('aria-expanded') !== 'true';
     // Built on first open: most rows are never opened.
@@ -153,8 +174,37 @@ function eventRow(event) {
       'data-group': KIND_GROUPS[kind] ?? 'other',
       title: JSON.stringify(event),
     },
-    [head, detail],
+    [h('div', { class: 'event-line' }, [head, picture]), detail],
   );
+}
+
+/**
+ * The control that opens the replay viewer on an action with a picture; the action joins the list
+ * the viewer steps through.
+ * @param {Record<string, unknown>} event
+ */
+function pictureControl(event) {
+  if (typeof event.seq !== 'number') return null;
+  const action = {
+    seq: event.seq,
+    method: text(event, 'method') ?? 'action',
+    target: actionTarget(event) ?? '',
+    outcome: actionOutcome(event),
+    ok: event.ok !== false,
+  };
+  pictured.push(action);
+  if (pictured.length > MAX_PICTURED_ACTIONS) pictured.shift();
+  const session = followed;
+  const button = h('button', {
+    type: 'button',
+    class: 'event-picture',
+    text: 'picture',
+    'aria-label': `Picture after ${action.method} (seq ${action.seq})`,
+    'aria-haspopup': 'dialog',
+  });
+  const list = pictured;
+  button.addEventListener('click', () => openReplay(session, () => list, action.seq, button));
+  return button;
 }
 
 /** @param {string} message */
@@ -172,6 +222,8 @@ function streamPath(id, lastEventId) {
 async function follow(id) {
   current?.abort();
   byId('event-list', HTMLOListElement).replaceChildren();
+  followed = id ?? '';
+  pictured = [];
   if (id === null) {
     status('Select a session.');
     return;
@@ -190,12 +242,14 @@ async function follow(id) {
       });
       if (response.status === 404) {
         const body = await response.text();
+        const noRoute = body.includes('"routes"');
         status(
-          body.includes('"routes"')
+          noRoute
             ? 'This service has no event stream (GET /sessions/{id}/events answers 404).'
             : 'The session is gone.',
           'unavailable',
         );
+        if (!noRoute) sessionGone(id);
         return;
       }
       if (!response.ok) {

@@ -1,5 +1,6 @@
 // @ts-check
-// What the panels share: the selected session, and the console's notice line.
+// What the panels share: the selected session, word that a session is no longer kept by the
+// service, and the console's notice line.
 import { byId } from './dom.js';
 
 /** @type {string | null} */
@@ -22,6 +23,23 @@ export function selectSession(id) {
 /** @param {(id: string | null) => void} listener */
 export function onSessionChange(listener) {
   listeners.add(listener);
+}
+
+/** @type {Set<(id: string) => void>} */
+const goneListeners = new Set();
+
+/**
+ * Says that the service no longer has this session at all (its event stream answered 404): a closed
+ * session past the service's REPLAY_KEEP_MS, or one that never was this key's.
+ * @param {string} id
+ */
+export function sessionGone(id) {
+  for (const listener of goneListeners) listener(id);
+}
+
+/** @param {(id: string) => void} listener */
+export function onSessionGone(listener) {
+  goneListeners.add(listener);
 }
 
 /**
