@@ -109,6 +109,9 @@ export async function settleAround<T>(
       return inflight.size === 0 ? [] : quiet(inflight, deadline, options.bodyGraceMs);
     };
     let pending = await settleNetwork();
+    // A same-document navigation (a hash link, history.back) fires hashchange or popstate as a task
+    // the browser queues after it: the app's router runs there, so the settle lets it run first.
+    if (navigations > 0 && !newDocument && options.held?.() !== true) await nextTask(page, deadline);
     // What the action's handlers left on short timers (a debounce, a validation 100 ms after keyup)
     // changes this document after its requests: waited for, then what those timers started too.
     if (!newDocument && options.held?.() !== true) {
@@ -132,6 +135,21 @@ export async function settleAround<T>(
     page.off('requestfinished', onDone);
     page.off('requestfailed', onDone);
     page.off('framenavigated', onNavigated);
+  }
+}
+
+/** Lets the page run the tasks already queued (a zero timeout's turn); bounded, never failing the action. */
+async function nextTask(page: Page, deadline: number): Promise<void> {
+  const left = deadline - Date.now();
+  if (left <= 0) return;
+  try {
+    await withDeadline(
+      page.evaluate(() => new Promise<void>((resolve) => setTimeout(resolve, 0))),
+      left + PAGE_ANSWER_MARGIN_MS,
+      () => new Error('next task deadline'),
+    );
+  } catch {
+    // A page that navigated on, closed or froze: the report says what the page is now.
   }
 }
 
