@@ -5,9 +5,8 @@
 import type { Response } from 'express';
 import { ServiceError } from '../errors/serviceError.js';
 import type { Logger } from '../observability/logger.js';
-import { acceptsMediaType } from './acceptsMediaType.js';
 import { withProgressTicks } from '../observability/progressTicks.js';
-import { restFailureOf } from './restCommon.js';
+import { acceptsMediaType, restFailureOf } from './restCommon.js';
 
 /**
  * How often a streamed execute says its call still runs: the MCP transport's pace

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
-import { acceptsMediaType } from './acceptsMediaType.js';
+import { acceptsMediaType } from './restCommon.js';
 
 export const UI_PATH = '/ui';
 /** Asked for by every browser on every load; answered empty, without the key. */
