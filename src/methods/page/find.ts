@@ -73,6 +73,15 @@ const revisionParam = Type.Optional(
   }),
 );
 
+/** The params every find.* takes after its own search terms (in this order in the docs and openrpc.json). */
+const searchParams = {
+  limit: limitParam,
+  boxes: boxesParam,
+  path: pathParam,
+  revision: revisionParam,
+  timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
+};
+
 /** The snapshot a search reads: the kept one the caller names, when still usable, else a new one. */
 async function searched(session: Session, revision: number | undefined, timeout: number) {
   const kept = revision === undefined ? undefined : await session.keptSnapshot(revision);
@@ -147,11 +156,7 @@ export const findByRole = defineSessionMethod({
       default: false,
       description: 'Match the name exactly and case-sensitively (default false).',
     }),
-    limit: limitParam,
-    boxes: boxesParam,
-    path: pathParam,
-    revision: revisionParam,
-    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
+    ...searchParams,
   },
   result: Type.Object({
     selector: Type.String({
@@ -253,11 +258,7 @@ export const findByText = defineSessionMethod({
         description: 'Flags of regex: i (ignore case), m, s, u, v; g and y do not apply to a search.',
       }),
     ),
-    limit: limitParam,
-    boxes: boxesParam,
-    path: pathParam,
-    revision: revisionParam,
-    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the snapshot'),
+    ...searchParams,
   },
   result: Type.Object({
     ...answerFields,
