@@ -10,13 +10,12 @@ import { sendErrorEnvelope } from './errorEnvelope.js';
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 export const SCREENCAST_HEARTBEAT_MS = 15_000;
 
+/**
+ * What the route reads of a frame: its seq, the event's id. The frame is written whole, as the hub
+ * made it (browser/artifacts/screencast.ts's ScreencastFrame: the JPEG, its size, its time and URL).
+ */
 interface Frame {
-  data: string;
-  width: number;
-  height: number;
   seq: number;
-  timestamp: number;
-  url: string;
 }
 
 /** The sizes a viewer may ask for with `?size=`; absent is the small box's `fit`. */
