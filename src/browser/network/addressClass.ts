@@ -8,34 +8,36 @@ import { BlockList, isIP } from 'node:net';
 export type AddressClass = 'unspecified' | 'loopback' | 'private' | 'link-local' | 'shared';
 
 /**
- * The ranges of each class. IPv4-mapped IPv6 addresses (::ffff:10.0.0.1) match the IPv4 ranges:
- * BlockList checks them as the IPv4 address they carry.
+ * The ranges of each class, in CIDR notation; the family follows from the address. IPv4-mapped IPv6
+ * addresses (::ffff:10.0.0.1) match the IPv4 ranges: BlockList checks them as the IPv4 address they carry.
  */
-const RANGES: readonly (readonly [AddressClass, string, number, 'ipv4' | 'ipv6'])[] = [
+const RANGES: readonly (readonly [AddressClass, string])[] = [
   // "This network": Linux connects 0.0.0.0 (and the rest of 0/8 it accepts) to the machine itself.
-  ['unspecified', '0.0.0.0', 8, 'ipv4'],
-  ['loopback', '127.0.0.0', 8, 'ipv4'],
-  ['private', '10.0.0.0', 8, 'ipv4'],
+  ['unspecified', '0.0.0.0/8'],
+  ['loopback', '127.0.0.0/8'],
+  ['private', '10.0.0.0/8'],
   // Carrier-grade NAT space (RFC 6598): internal networks and some clouds' metadata services use it.
-  ['shared', '100.64.0.0', 10, 'ipv4'],
+  ['shared', '100.64.0.0/10'],
   // Cloud metadata services (169.254.169.254) live here.
-  ['link-local', '169.254.0.0', 16, 'ipv4'],
-  ['private', '172.16.0.0', 12, 'ipv4'],
-  ['private', '192.168.0.0', 16, 'ipv4'],
-  ['unspecified', '::', 128, 'ipv6'],
-  ['loopback', '::1', 128, 'ipv6'],
+  ['link-local', '169.254.0.0/16'],
+  ['private', '172.16.0.0/12'],
+  ['private', '192.168.0.0/16'],
+  ['unspecified', '::/128'],
+  ['loopback', '::1/128'],
   // Unique local addresses, IPv6's private ranges.
-  ['private', 'fc00::', 7, 'ipv6'],
-  ['link-local', 'fe80::', 10, 'ipv6'],
+  ['private', 'fc00::/7'],
+  ['link-local', 'fe80::/10'],
   // Site-local: deprecated, still routed inside some networks.
-  ['private', 'fec0::', 10, 'ipv6'],
+  ['private', 'fec0::/10'],
 ];
 
 const LISTS: readonly (readonly [AddressClass, BlockList])[] = (() => {
   const lists = new Map<AddressClass, BlockList>();
-  for (const [kind, network, prefix, type] of RANGES) {
+  for (const [kind, range] of RANGES) {
+    const slash = range.indexOf('/');
+    const network = range.slice(0, slash);
     const list = lists.get(kind) ?? new BlockList();
-    list.addSubnet(network, prefix, type);
+    list.addSubnet(network, Number(range.slice(slash + 1)), isIP(network) === 4 ? 'ipv4' : 'ipv6');
     lists.set(kind, list);
   }
   return [...lists];
