@@ -1,5 +1,6 @@
 // Past ~300 lines: the one CDP connection, the pages found on it and the sessions on its tabs are
 // one state every tabs.* call reads and changes; who owns a tab is apart, in tabOwners.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { DeadlineError, withDeadline } from '../errors/deadline.js';
 import type { SessionCaller } from '../browser/engine/sessionOwners.js';
@@ -9,13 +10,17 @@ import { guardTab } from './tabGuard.js';
 import { CdpUnavailableError, TabCloseError, TabNotFoundError } from './cdpErrors.js';
 import { TabOwners } from './tabOwners.js';
 
-/** A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
- * target list a moment later: tabs.attach and tabs.close look this often… */
-const PAGE_POLL_MS = 50;
-/** …for at most this long before it gives up. */
-const PAGE_APPEAR_TIMEOUT_MS = 5000;
-/** How long tabs.close waits for a closed tab to leave the target list (at most half the CDP deadline). */
-const TAB_CLOSE_WAIT_MS = 5000;
+/**
+ * A tab made with Target.createTarget reaches Playwright a moment later, and a closed one leaves the
+ * target list a moment later: tabs.attach and tabs.close look again every pollMs, within a bound.
+ */
+const TAB_WAIT = {
+  pollMs: 50,
+  /** How long tabs.attach waits for the tab's page to become reachable before it gives up. */
+  appearMs: 5000,
+  /** How long tabs.close waits for a closed tab to leave the target list (at most half the CDP deadline). */
+  closeMs: 5000,
+} as const;
 
 export interface TabInfo {
   tabId: string;
@@ -148,7 +153,7 @@ export class CdpTabs {
   async closeTab(tabId: string, caller: SessionCaller): Promise<void> {
     await this.requireTab(tabId, caller);
     // Inside the command deadline, so a slow close is this call's failure, not a dead connection.
-    const waitMs = Math.min(TAB_CLOSE_WAIT_MS, Math.floor(this.options.commandTimeoutMs / 2));
+    const waitMs = Math.min(TAB_WAIT.closeMs, Math.floor(this.options.commandTimeoutMs / 2));
     const outcome = await this.command('tabs.close', async (cdp) => {
       const { success } = await cdp.send('Target.closeTarget', { targetId: tabId });
       if (!success) return 'refused';
@@ -157,7 +162,7 @@ export class CdpTabs {
         const { targetInfos } = await cdp.send('Target.getTargets');
         if (!targetInfos.some((t) => t.targetId === tabId)) return 'closed';
         if (Date.now() >= until) return 'still open';
-        await new Promise((resolve) => setTimeout(resolve, PAGE_POLL_MS));
+        await sleep(TAB_WAIT.pollMs);
       }
     });
     if (outcome === 'refused') throw new TabCloseError(tabId, 'the browser refused to close it');
@@ -189,7 +194,7 @@ export class CdpTabs {
     let pending = this.attaching.get(tabId);
     if (pending === undefined) {
       // Finding the page, routing it and adopting it: each step talks to the browser, so all are bounded.
-      const timeoutMs = PAGE_APPEAR_TIMEOUT_MS + this.options.commandTimeoutMs;
+      const timeoutMs = TAB_WAIT.appearMs + this.options.commandTimeoutMs;
       let timedOut = false;
       const work = (async () => {
         const tab = await this.page(tabId, 'tabs.attach', caller);
@@ -323,7 +328,7 @@ export class CdpTabs {
   private async page(tabId: string, what: string, caller: SessionCaller): Promise<TabPage> {
     await this.requireTab(tabId, caller);
     const browser = await this.connect();
-    const deadline = Date.now() + PAGE_APPEAR_TIMEOUT_MS;
+    const deadline = Date.now() + TAB_WAIT.appearMs;
     for (;;) {
       for (const context of browser.contexts()) {
         for (const page of context.pages()) {
@@ -335,11 +340,11 @@ export class CdpTabs {
       if (Date.now() >= deadline) {
         throw new DeadlineError(
           what,
-          PAGE_APPEAR_TIMEOUT_MS,
+          TAB_WAIT.appearMs,
           `: tab ${tabId} is listed by the browser but its page did not become reachable`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, PAGE_POLL_MS));
+      await sleep(TAB_WAIT.pollMs);
     }
   }
 }
