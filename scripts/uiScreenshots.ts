@@ -197,6 +197,10 @@ async function main(): Promise<void> {
       },
     });
     console.log('wrote docs/images/console-live-events.png');
+    // The Connect dialog over the console.
+    await page.locator('#connect-open').click();
+    await shot(page, 'console-connect.png', '#connect');
+    await page.locator('#connect-close').click();
 
     await page.locator('#method-select').selectOption('page.goto');
     await page.locator('#param-url').fill(`${fixture.url}/form`);

@@ -1,7 +1,8 @@
 // @ts-check
-// The console's entry: the top bar's key field (topBar.js), then the panels once the service
-// accepts the key.
+// The console's entry: the top bar's key field (topBar.js) and Connect dialog (connect.js), then the
+// panels once the service accepts the key.
 import { startAgents, stopAgents } from './agents.js';
+import { startConnect } from './connect.js';
 import { byId, messageOf } from './dom.js';
 import { startEvents, stopEvents } from './events.js';
 import { startLiveView, stopLiveView } from './liveView.js';
@@ -10,6 +11,7 @@ import { startSessions, stopSessions } from './sessions.js';
 import { notify, selectSession } from './state.js';
 import { startTopBar } from './topBar.js';
 
+startConnect();
 void startTopBar({
   show(keyed) {
     byId('console', HTMLElement).hidden = !keyed;
