@@ -1,5 +1,6 @@
-// Examples of the cookies.* and sessionStorage.* methods, the session's storage state and init scripts for openrpc.json, from the
-// exchanges docs/behaviour.md shows (session id and fixture port made the same for every example).
+// Examples for openrpc.json of the cookies.* and sessionStorage.* methods, the session's storage state
+// (read and replaced) and init scripts, in that order, from the exchanges docs/behaviour.md shows
+// (session id and fixture port made the same for every example).
 import type { MethodExample } from '../../rpc/openrpc.js';
 import { EXAMPLE_ORIGIN as O, EXAMPLE_SESSION as S } from './exampleValues.js';
 
@@ -42,18 +43,6 @@ export const stateExamples: Record<string, MethodExample[]> = {
       result: { cleared: 1 },
     },
   ],
-  'session.storageState': [
-    {
-      name: 'cookies and localStorage to carry to another session (docs/behaviour.md)',
-      params: { session_id: S },
-      result: {
-        storageState: {
-          cookies: [sid],
-          origins: [{ origin: O, localStorage: [{ name: 'cart', value: '3' }] }],
-        },
-      },
-    },
-  ],
   'sessionStorage.get': [
     {
       name: "the active page's items (docs/behaviour.md)",
@@ -75,11 +64,16 @@ export const stateExamples: Record<string, MethodExample[]> = {
       result: { origin: O, cleared: 1 },
     },
   ],
-  'session.addInitScript': [
+  'session.storageState': [
     {
-      name: 'a script before every document of the session (docs/behaviour.md)',
-      params: { session_id: S, script: 'window.__testMode = true;' },
-      result: { count: 1 },
+      name: 'cookies and localStorage to carry to another session (docs/behaviour.md)',
+      params: { session_id: S },
+      result: {
+        storageState: {
+          cookies: [sid],
+          origins: [{ origin: O, localStorage: [{ name: 'cart', value: '3' }] }],
+        },
+      },
     },
   ],
   'session.setStorageState': [
@@ -96,6 +90,13 @@ export const stateExamples: Record<string, MethodExample[]> = {
         },
       },
       result: { cookies: 2, origins: 1 },
+    },
+  ],
+  'session.addInitScript': [
+    {
+      name: 'a script before every document of the session (docs/behaviour.md)',
+      params: { session_id: S, script: 'window.__testMode = true;' },
+      result: { count: 1 },
     },
   ],
 };
