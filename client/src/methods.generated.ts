@@ -231,6 +231,32 @@ export interface ReplayPictureResult {
   bytes: number;
 }
 
+/** Params of replay.trace: A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS). */
+export interface ReplayTraceParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of replay.trace. */
+export interface ReplayTraceResult {
+  /** A file name for it: session-<id>.trace.zip. */
+  filename: string;
+  mime: 'application/zip';
+  /** The zip, base64. */
+  base64: string;
+  bytes: number;
+  /** Calls in the trace. */
+  actions: number;
+  /** Replay pictures in it. */
+  pictures: number;
+  /** Requests in its network tab. */
+  requests: number;
+  /** Older entries the log no longer held (MAX_SESSION_EVENTS). */
+  dropped: number;
+}
+
 /** Params of cookies.get: Read the session's cookies with every attribute, httpOnly ones included. */
 export interface CookiesGetParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -3428,6 +3454,7 @@ export interface RpcMethods {
   'session.list': { params: SessionListParams; result: SessionListResult; paramsOptional: true };
   'session.export': { params: SessionExportParams; result: SessionExportResult; paramsOptional: false };
   'replay.picture': { params: ReplayPictureParams; result: ReplayPictureResult; paramsOptional: false };
+  'replay.trace': { params: ReplayTraceParams; result: ReplayTraceResult; paramsOptional: false };
   'cookies.get': { params: CookiesGetParams; result: CookiesGetResult; paramsOptional: false };
   'cookies.set': { params: CookiesSetParams; result: CookiesSetResult; paramsOptional: false };
   'cookies.clear': { params: CookiesClearParams; result: CookiesClearResult; paramsOptional: false };
@@ -3564,6 +3591,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.list',
   'session.export',
   'replay.picture',
+  'replay.trace',
   'cookies.get',
   'cookies.set',
   'cookies.clear',
@@ -3646,6 +3674,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.list',
   'session.export',
   'replay.picture',
+  'replay.trace',
   'cookies.get',
   'session.storageState',
   'sessionStorage.get',
@@ -3726,6 +3755,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.list': [],
   'session.export': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'replay.picture': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
+  'replay.trace': ['SESSION_NOT_FOUND'],
   'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
@@ -4079,6 +4109,15 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND, INVALID_PARAMS.
      */
     picture: (params: ReplayPictureParams, options?: CallOptions) => Promise<ReplayPictureResult>;
+    /**
+     * A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS).
+     *
+     * Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; `dropped` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about those two. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with `npx playwright show-trace`.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND.
+     */
+    trace: (params: ReplayTraceParams, options?: CallOptions) => Promise<ReplayTraceResult>;
   };
   cookies: {
     /**
@@ -4735,6 +4774,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
     },
     replay: {
       picture: (params, options) => call('replay.picture', params, options),
+      trace: (params, options) => call('replay.trace', params, options),
     },
     cookies: {
       get: (params, options) => call('cookies.get', params, options),

@@ -61,6 +61,13 @@ const BINARY_RESULTS: Readonly<Record<string, BinaryResult>> = {
     mimeType: () => 'image/jpeg',
     path: (result) => `replay/${encodeURIComponent(String(result.seq))}.jpg`,
   },
+  'replay.trace': {
+    field: 'base64',
+    encoding: 'base64',
+    what: 'the trace zip',
+    mimeType: () => 'application/zip',
+    path: (result) => `replay/${encodeURIComponent(text(result.filename, 'session-trace.zip'))}`,
+  },
   'trace.get': {
     field: 'base64',
     encoding: 'base64',

@@ -70,6 +70,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'trace.start': 'Start a trace',
   'session.export': 'Export as a Playwright test',
   'replay.picture': 'A replay picture',
+  'replay.trace': 'Export as a Playwright trace',
   'performance.start': 'Record page performance',
   'performance.stop': 'Performance insights',
   'trace.stop': 'Stop the trace',

@@ -94,7 +94,7 @@ const GROUPS = {
     ],
   },
   files: {
-    about: 'downloads, PDF, Playwright traces, export as a Playwright test, replay pictures',
+    about: 'downloads, PDF, Playwright traces, export as a Playwright test or trace, replay pictures',
     methods: [
       'downloads.list',
       'downloads.get',
@@ -104,6 +104,7 @@ const GROUPS = {
       'trace.get',
       'session.export',
       'replay.picture',
+      'replay.trace',
     ],
   },
   agents: {

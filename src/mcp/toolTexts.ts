@@ -116,6 +116,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Returns what was done in this session as a runnable Playwright test in TypeScript: each action with locators by role and name, what was read as assertions. Save it as a .spec.ts file.',
   'replay.picture':
     'Returns the picture of the page taken after one action of a session with replay on, also after the session closed, as a file (an embedded JPEG resource).',
+  'replay.trace':
+    'Returns a session’s timeline as a Playwright trace zip (every call, the replay pictures, console and network), also after the session closed, as a file; open it with npx playwright show-trace.',
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

@@ -22,6 +22,9 @@ const NOT_METHODS = new Set([
   // Playwright's trace viewer and a trace's file name, in trace.stop's description.
   'trace.playwright',
   'trace.zip',
+  // The entries of the trace zip replay.trace writes.
+  'trace.trace',
+  'trace.network',
   // The page's own clock (window.performance), in the init script that captures it before the page runs.
   'performance.now',
 ]);

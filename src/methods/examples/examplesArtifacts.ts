@@ -63,6 +63,22 @@ export const artifactsExamples: Record<string, MethodExample[]> = {
       result: { seq: 12, mime: 'image/jpeg', base64: '/9j/4AAQSkZJRgABAQAAAQABAAD…', bytes: 48211 },
     },
   ],
+  'replay.trace': [
+    {
+      name: "a session's timeline as a Playwright trace (the base64 shortened)",
+      params: { session_id: S },
+      result: {
+        filename: `session-${S}.trace.zip`,
+        mime: 'application/zip',
+        base64: 'UEsDBBQAAAAIAAAAIQD…',
+        bytes: 96342,
+        actions: 6,
+        pictures: 4,
+        requests: 9,
+        dropped: 0,
+      },
+    },
+  ],
   'performance.start': [
     {
       name: 'the insights of a load (docs/behaviour.md#performance-insights)',

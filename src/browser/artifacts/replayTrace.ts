@@ -1,0 +1,303 @@
+// A session's timeline as a Playwright trace: the zip `npx playwright show-trace` opens. Each call
+// of the action timeline is an action (its method and target as the title, its masked params, its
+// duration, its error), each replay picture a screencast frame at the end of its call, the console
+// and the page errors in the console tab, requests and responses in the network tab. It is built
+// from what the session keeps for replay (its event log and pictures), so a closed session's trace
+// can be exported as long as the service keeps its record, and a session that never traced has one.
+// The trace format is Playwright's version 8, which every later viewer reads (it upgrades it).
+import { createHash } from 'node:crypto';
+import type { LogEvent } from '../events/sessionLog.js';
+import type { ReplayPictures } from './replayPictures.js';
+import { zipOf, type ZipEntry } from './zipFile.js';
+
+/** The trace format written: 8, read by Playwright 1.50 and every viewer after it. */
+export const TRACE_FORMAT_VERSION = 8;
+
+/** The fields of an action entry that are its call, not facts of its report. */
+const CALL_FIELDS = new Set([
+  'seq',
+  'kind',
+  'timestamp',
+  'method',
+  'params',
+  'target',
+  'selector',
+  'page_id',
+  'durationMs',
+  'ok',
+  'code',
+  'error',
+  'picture',
+]);
+
+export interface ReplayTrace {
+  zip: Buffer;
+  /** Calls in the trace. */
+  actions: number;
+  /** Pictures in it (screencast frames). */
+  pictures: number;
+  /** Requests in its network tab. */
+  requests: number;
+}
+
+/** Width and height of a baseline or progressive JPEG, read from its frame header. */
+export function jpegSize(data: Buffer): { width: number; height: number } | undefined {
+  let at = 2;
+  while (at + 9 < data.length) {
+    if (data[at] !== 0xff) return undefined;
+    const marker = data[at + 1] ?? 0;
+    const length = data.readUInt16BE(at + 2);
+    // SOF0 … SOF15, except DHT (C4), JPG (C8) and DAC (CC), which share the range.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: data.readUInt16BE(at + 5), width: data.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  return undefined;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** An entry's params as the object they were (the timeline keeps them as masked JSON, maybe cut). */
+function paramsOf(entry: LogEvent): Record<string, unknown> {
+  const raw = text(entry.params);
+  if (raw === undefined) return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { params: parsed };
+  } catch {
+    // Cut at MAX_ACTION_PARAMS_CHARS: shown as the text it is.
+    return { params: raw };
+  }
+}
+
+/**
+ * The viewer's After tab for a call with a picture: a page that is the picture. The trace has no
+ * DOM of the page (the timeline keeps none), and without a snapshot the tab would stay blank.
+ */
+function pictureSnapshot(
+  callId: string,
+  pageId: string,
+  picture: Buffer,
+  size: { width: number; height: number },
+  time: number,
+  url: string | undefined,
+): unknown {
+  const src = `data:image/jpeg;base64,${picture.toString('base64')}`;
+  return {
+    type: 'frame-snapshot',
+    snapshot: {
+      callId,
+      snapshotName: `after@${callId}`,
+      pageId,
+      frameId: `frame@${pageId}`,
+      frameUrl: url ?? 'about:blank',
+      doctype: 'html',
+      html: [
+        'HTML',
+        {},
+        ['HEAD', {}, ['STYLE', {}, 'body{margin:0}img{display:block;width:100%}']],
+        ['BODY', {}, ['IMG', { src, alt: 'The page after this call' }]],
+      ],
+      resourceOverrides: [],
+      viewport: size,
+      timestamp: time,
+      collectionTime: 0,
+      isMainFrame: true,
+    },
+  };
+}
+
+/** The trace of a session's log entries (oldest first) and replay pictures. */
+export function replayTrace(
+  sessionId: string,
+  entries: readonly LogEvent[],
+  pictures: ReplayPictures | undefined,
+): ReplayTrace {
+  const times = entries.map((e) => Date.parse(e.timestamp));
+  // Trace times are milliseconds from the trace's start; an action started durationMs before it was logged.
+  const firstAction = entries.find((e) => e.kind === 'action');
+  const base = Math.min(
+    times[0] ?? Date.now(),
+    firstAction === undefined
+      ? Infinity
+      : Date.parse(firstAction.timestamp) - Number(firstAction.durationMs ?? 0),
+  );
+  const pageOf = (entry: LogEvent): string => `page@${text(entry.page_id) ?? 'main'}`;
+  const events: unknown[] = [];
+  const network: unknown[] = [];
+  const resources: ZipEntry[] = [];
+  const requests = new Map<string, { entry: LogEvent; time: number }>();
+  /** Each page's URL as its navigations left it, for the address bar of a call's picture. */
+  const urls = new Map<string, string>();
+  let viewport: { width: number; height: number } | undefined;
+  let actions = 0;
+  let frames = 0;
+
+  const harEntry = (request: LogEvent, time: number, response?: LogEvent, failed?: LogEvent): unknown => {
+    const url = text(request.url) ?? '';
+    const status = typeof response?.status === 'number' ? response.status : failed === undefined ? 0 : -1;
+    return {
+      type: 'resource-snapshot',
+      snapshot: {
+        pageref: pageOf(request),
+        _monotonicTime: time,
+        startedDateTime: request.timestamp,
+        time: response === undefined ? -1 : Date.parse(response.timestamp) - Date.parse(request.timestamp),
+        request: {
+          method: text(request.method) ?? 'GET',
+          url,
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers: [],
+          queryString: [],
+          headersSize: -1,
+          bodySize: -1,
+        },
+        response: {
+          status,
+          statusText: text(response?.statusText) ?? text(failed?.failure) ?? '',
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers: [],
+          content: { size: -1, mimeType: text(response?.mimeType) ?? 'x-unknown' },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+        },
+        cache: {},
+        timings: { send: -1, wait: -1, receive: -1 },
+        _resourceType: text(request.resourceType),
+        ...(failed === undefined ? {} : { _failureText: text(failed.failure) ?? 'failed' }),
+      },
+    };
+  };
+
+  entries.forEach((entry, i) => {
+    const time = (times[i] ?? base) - base;
+    switch (entry.kind) {
+      case 'action': {
+        actions += 1;
+        const callId = `call@${entry.seq}`;
+        const target = text(entry.target) ?? text(entry.selector);
+        const method = text(entry.method) ?? 'call';
+        const result: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(entry)) if (!CALL_FIELDS.has(name)) result[name] = value;
+        events.push({
+          type: 'before',
+          callId,
+          stepId: callId,
+          startTime: Math.max(0, time - Number(entry.durationMs ?? 0)),
+          title: target === undefined ? method : `${method} ${target}`,
+          class: 'Session',
+          method,
+          params: paramsOf(entry),
+          pageId: pageOf(entry),
+        });
+        const picture = entry.picture === true ? pictures?.get(entry.seq) : undefined;
+        const size = picture === undefined ? undefined : jpegSize(picture);
+        events.push({
+          type: 'after',
+          callId,
+          endTime: time,
+          ...(entry.ok === false
+            ? { error: { name: text(entry.code) ?? 'Error', message: text(entry.error) ?? 'failed' } }
+            : { result }),
+          ...(size === undefined ? {} : { afterSnapshot: `after@${callId}` }),
+        });
+        if (picture !== undefined && size !== undefined) {
+          viewport ??= size;
+          const sha1 = `${createHash('sha1').update(picture).digest('hex')}.jpeg`;
+          // A page that did not change between calls gives the same picture: stored once.
+          if (!resources.some((r) => r.name === `resources/${sha1}`))
+            resources.push({ name: `resources/${sha1}`, data: picture, stored: true });
+          events.push({ type: 'screencast-frame', pageId: pageOf(entry), sha1, ...size, timestamp: time });
+          const url = text(entry.url) ?? urls.get(pageOf(entry));
+          events.push(pictureSnapshot(callId, pageOf(entry), picture, size, time, url));
+          frames += 1;
+        }
+        break;
+      }
+      case 'navigation': {
+        const url = text(entry.url);
+        if (url !== undefined) urls.set(pageOf(entry), url);
+        break;
+      }
+      case 'console':
+        events.push({
+          type: 'console',
+          time,
+          pageId: pageOf(entry),
+          messageType: text(entry.level) ?? 'log',
+          text: text(entry.text) ?? '',
+          args: [],
+          location: { url: text(entry.location) ?? '', lineNumber: 0, columnNumber: 0 },
+        });
+        break;
+      case 'pageerror':
+      case 'crash':
+        events.push({
+          type: 'event',
+          time,
+          class: 'BrowserContext',
+          method: 'pageError',
+          params: {
+            error: {
+              error: {
+                name: entry.kind === 'crash' ? 'Crash' : 'Error',
+                message: text(entry.message) ?? '',
+                stack: text(entry.stack) ?? '',
+              },
+            },
+          },
+          pageId: pageOf(entry),
+        });
+        break;
+      case 'request': {
+        const id = text(entry.request_id);
+        if (id !== undefined) requests.set(id, { entry, time });
+        break;
+      }
+      case 'response':
+      case 'requestfailed': {
+        const id = text(entry.request_id);
+        const request = id === undefined ? undefined : requests.get(id);
+        if (id === undefined || request === undefined) break;
+        requests.delete(id);
+        network.push(
+          entry.kind === 'response'
+            ? harEntry(request.entry, request.time, entry)
+            : harEntry(request.entry, request.time, undefined, entry),
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  // Requests the log saw start but not end (still loading when the session closed).
+  for (const { entry, time } of requests.values()) network.push(harEntry(entry, time));
+
+  const header = {
+    version: TRACE_FORMAT_VERSION,
+    type: 'context-options',
+    origin: 'library',
+    browserName: 'chromium',
+    platform: process.platform,
+    wallTime: base,
+    monotonicTime: 0,
+    sdkLanguage: 'javascript',
+    title: `playwright-jsonrpc session ${sessionId}`,
+    options: viewport === undefined ? {} : { viewport },
+    contextId: sessionId,
+  };
+  const lines = (items: unknown[]): Buffer =>
+    Buffer.from(items.map((item) => `${JSON.stringify(item)}\n`).join(''), 'utf8');
+  const zip = zipOf([
+    { name: 'trace.trace', data: lines([header, ...events]) },
+    { name: 'trace.network', data: lines(network) },
+    ...resources,
+  ]);
+  return { zip, actions, pictures: frames, requests: network.length };
+}
