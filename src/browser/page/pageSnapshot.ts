@@ -7,6 +7,9 @@ import { ServiceError } from '../../errors/serviceError.js';
  * can read it on with a cursor, and a page of any size must not hold megabytes per session.
  */
 export const MAX_SNAPSHOT_CHARS = 2_000_000;
+/** How many snapshots a session keeps for `since` diffs, and their total characters at most. */
+export const KEPT_SNAPSHOTS = 3;
+export const MAX_KEPT_SNAPSHOT_CHARS = MAX_SNAPSHOT_CHARS * 2;
 /** Characters per token, roughly, for English text and YAML-ish snapshots: an estimate, said so. */
 const CHARS_PER_TOKEN = 4;
 
@@ -25,10 +28,6 @@ export interface SnapshotEntry extends StoredSnapshot {
   /** The text the last answer from this revision pages through (the snapshot, a view or a diff). */
   answer: string;
 }
-
-/** How many snapshots a session keeps for `since` diffs, and their total characters at most. */
-export const KEPT_SNAPSHOTS = 3;
-export const MAX_KEPT_SNAPSHOT_CHARS = MAX_SNAPSHOT_CHARS * 2;
 
 /**
  * The last few snapshots of a session. The newest is the one refs belong to (Playwright resolves
