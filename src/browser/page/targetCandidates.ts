@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { CANDIDATE_SEARCH_MS, MAX_ELEMENT_CHARS } from './targetErrors.js';
 
 /** A selector that matched nothing is answered with at most this many candidates. */
-export const MAX_CANDIDATES = 5;
+const MAX_CANDIDATES = 5;
 /** The candidate search looks at most at this many elements of the page. */
 const MAX_SCANNED_ELEMENTS = 3000;
 
