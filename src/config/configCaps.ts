@@ -2,7 +2,7 @@
 // session.storageState and a session's clipboard hold or answer at most. Kept apart from
 // configKeys.ts and config.ts (both near the file-size limit); their table is spread into
 // CONFIG_KEYS and their values into Config.
-import { checkOneWithinAll, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
+import { readCaps, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
 
 const MIB = 1024 * 1024;
 
@@ -91,23 +91,21 @@ export interface BodyCaps {
 
 /** Reads the body caps with loadConfig's reader, and checks them against each other. */
 export function loadBodyCaps(read: ReadWholeNumber<BodyCapKey>, refuse: RefuseKey<BodyCapKey>): BodyCaps {
-  const caps: BodyCaps = {
-    maxNetworkBodyBytes: read('MAX_NETWORK_BODY_BYTES', 1, 64 * MIB),
-    maxNetworkBodyFetchBytes: read('MAX_NETWORK_BODY_FETCH_BYTES', 1, 256 * MIB),
-    maxNetworkDetails: read('MAX_NETWORK_DETAILS', 1, 100_000),
-    maxHarChars: read('MAX_HAR_CHARS', 1, 256 * MIB),
-    maxRouteBodyBytes: read('MAX_ROUTE_BODY_BYTES', 1, ROUTE_BODY_CEILING_BYTES),
-    maxRouteBodiesBytes: read('MAX_ROUTE_BODIES_BYTES', 1, 1024 * MIB),
-    maxStorageStateChars: read('MAX_STORAGE_STATE_CHARS', 1, 256 * MIB),
-    maxClipboardChars: read('MAX_CLIPBOARD_CHARS', 1, 64 * MIB),
-    maxTraceSharedBytes: read('MAX_TRACE_SHARED_BYTES', 1, 1024 * 1024 * MIB),
-  };
-  // One body over what all of a session's bodies may hold would be refused as too many bodies.
-  checkOneWithinAll(
+  return readCaps(
+    read,
     refuse,
-    'route body',
-    ['MAX_ROUTE_BODY_BYTES', caps.maxRouteBodyBytes],
-    ['MAX_ROUTE_BODIES_BYTES', caps.maxRouteBodiesBytes],
+    {
+      maxNetworkBodyBytes: ['MAX_NETWORK_BODY_BYTES', 1, 64 * MIB],
+      maxNetworkBodyFetchBytes: ['MAX_NETWORK_BODY_FETCH_BYTES', 1, 256 * MIB],
+      maxNetworkDetails: ['MAX_NETWORK_DETAILS', 1, 100_000],
+      maxHarChars: ['MAX_HAR_CHARS', 1, 256 * MIB],
+      maxRouteBodyBytes: ['MAX_ROUTE_BODY_BYTES', 1, ROUTE_BODY_CEILING_BYTES],
+      maxRouteBodiesBytes: ['MAX_ROUTE_BODIES_BYTES', 1, 1024 * MIB],
+      maxStorageStateChars: ['MAX_STORAGE_STATE_CHARS', 1, 256 * MIB],
+      maxClipboardChars: ['MAX_CLIPBOARD_CHARS', 1, 64 * MIB],
+      maxTraceSharedBytes: ['MAX_TRACE_SHARED_BYTES', 1, 1024 * 1024 * MIB],
+    },
+    // One body over what all of a session's bodies may hold would be refused as too many bodies.
+    { item: 'route body', one: 'maxRouteBodyBytes', all: 'maxRouteBodiesBytes' },
   );
-  return caps;
 }

@@ -2,7 +2,7 @@
 // idempotency_key, and the bounds on what the store holds. Kept apart from configKeys.ts and
 // config.ts (both near the file-size limit), as configCaps.ts is: the table is spread into
 // CONFIG_KEYS, the values into Config.
-import { checkOneWithinAll, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
+import { readCaps, type ReadWholeNumber, type RefuseKey } from './configLoaders.js';
 
 const MIB = 1024 * 1024;
 
@@ -48,18 +48,16 @@ export function loadIdempotencyConfig(
   read: ReadWholeNumber<IdempotencyConfigKey>,
   refuse: RefuseKey<IdempotencyConfigKey>,
 ): IdempotencyConfig {
-  const config: IdempotencyConfig = {
-    idempotencyTtlMs: read('IDEMPOTENCY_TTL_MS', 1, 24 * 3600 * 1000),
-    idempotencyMaxKeys: read('IDEMPOTENCY_MAX_KEYS', 1, 1_000_000),
-    idempotencyMaxAnswerBytes: read('IDEMPOTENCY_MAX_ANSWER_BYTES', 0, 4096 * MIB),
-    idempotencyMaxBytes: read('IDEMPOTENCY_MAX_BYTES', 0, 4096 * MIB),
-  };
-  // An answer over what all answers may hold would be dropped the moment it was kept.
-  checkOneWithinAll(
+  return readCaps(
+    read,
     refuse,
-    'answer',
-    ['IDEMPOTENCY_MAX_ANSWER_BYTES', config.idempotencyMaxAnswerBytes],
-    ['IDEMPOTENCY_MAX_BYTES', config.idempotencyMaxBytes],
+    {
+      idempotencyTtlMs: ['IDEMPOTENCY_TTL_MS', 1, 24 * 3600 * 1000],
+      idempotencyMaxKeys: ['IDEMPOTENCY_MAX_KEYS', 1, 1_000_000],
+      idempotencyMaxAnswerBytes: ['IDEMPOTENCY_MAX_ANSWER_BYTES', 0, 4096 * MIB],
+      idempotencyMaxBytes: ['IDEMPOTENCY_MAX_BYTES', 0, 4096 * MIB],
+    },
+    // An answer over what all answers may hold would be dropped the moment it was kept.
+    { item: 'answer', one: 'idempotencyMaxAnswerBytes', all: 'idempotencyMaxBytes' },
   );
-  return config;
 }
