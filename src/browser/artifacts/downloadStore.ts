@@ -10,7 +10,7 @@ import { ServiceError } from '../../errors/serviceError.js';
 import { cleanFileName, mimeOfName } from './fileNames.js';
 import { capUrl } from '../engine/pageGuards.js';
 import type { SessionEvents } from '../events/sessionEvents.js';
-import { readFileSlice, type SessionFiles } from './sessionFiles.js';
+import { keptEntry, readFileSlice, type FileSlice, type SessionFiles } from './sessionFiles.js';
 
 /** Responses of documents remembered for their MIME type and length: a download asks for its URL's. */
 const REMEMBERED_RESPONSES = 32;
@@ -190,18 +190,13 @@ export class DownloadStore {
   }
 
   /** Reads up to maxBytes of a saved download from offset. */
-  async read(
-    id: string,
-    offset: number,
-    maxBytes: number,
-  ): Promise<{ data: Buffer; size: number; info: DownloadInfo }> {
-    const entry = this.entries.get(id);
-    if (entry === undefined)
-      throw new ServiceError(
-        'INVALID_PARAMS',
-        `No download ${id} in this session; downloads.list lists the ones it has.`,
-        { errors: [{ path: '/download_id', message: 'unknown download', keyword: 'enum', params: {} }] },
-      );
+  async read(id: string, offset: number, maxBytes: number): Promise<FileSlice & { info: DownloadInfo }> {
+    const entry = keptEntry(
+      this.entries,
+      id,
+      'download',
+      `No download ${id} in this session; downloads.list lists the ones it has.`,
+    );
     const { info } = entry;
     if (info.state !== 'saved')
       throw new ServiceError(

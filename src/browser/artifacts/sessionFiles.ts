@@ -75,6 +75,30 @@ export class SessionFiles {
   }
 }
 
+/** A slice of a kept file: its bytes, and the whole file's size. */
+export interface FileSlice {
+  data: Buffer;
+  size: number;
+}
+
+/**
+ * The entry a session keeps under `id` (a download or a trace), or INVALID_PARAMS on the param
+ * `<what>_id` with `message`, which tells the caller where to find the ids there are.
+ */
+export function keptEntry<T>(
+  entries: ReadonlyMap<string, T>,
+  id: string,
+  what: 'download' | 'trace',
+  message: string,
+): T {
+  const entry = entries.get(id);
+  if (entry === undefined)
+    throw new ServiceError('INVALID_PARAMS', message, {
+      errors: [{ path: `/${what}_id`, message: `unknown ${what}`, keyword: 'enum', params: {} }],
+    });
+  return entry;
+}
+
 /**
  * Reads up to maxBytes of a kept file of `size` bytes from offset: downloads.get and trace.get read
  * their files in slices with it. An offset past the end is the caller's to fix.

@@ -16,7 +16,7 @@ import type { BrowserContext } from 'playwright-core';
 import { ErrorWithData, ServiceError } from '../../errors/serviceError.js';
 import { SessionNotFoundError } from '../engine/browserErrors.js';
 import { holdShared, sharedBytes } from './traceShared.js';
-import { readFileSlice, type SessionFiles } from './sessionFiles.js';
+import { keptEntry, readFileSlice, type FileSlice, type SessionFiles } from './sessionFiles.js';
 
 export interface TraceLimits {
   /** MAX_SESSION_TRACE_BYTES: the kept traces together. */
@@ -248,18 +248,13 @@ export class TraceStore {
   }
 
   /** Reads up to maxBytes of a kept trace from offset. */
-  async read(
-    id: string,
-    offset: number,
-    maxBytes: number,
-  ): Promise<{ data: Buffer; size: number; mime: string }> {
-    const entry = this.entries.get(id);
-    if (entry === undefined)
-      throw new ServiceError(
-        'INVALID_PARAMS',
-        `No trace ${id} in this session: trace.stop and failed calls' error data name the ones it keeps.`,
-        { errors: [{ path: '/trace_id', message: 'unknown trace', keyword: 'enum', params: {} }] },
-      );
+  async read(id: string, offset: number, maxBytes: number): Promise<FileSlice & { mime: string }> {
+    const entry = keptEntry(
+      this.entries,
+      id,
+      'trace',
+      `No trace ${id} in this session: trace.stop and failed calls' error data name the ones it keeps.`,
+    );
     return {
       data: await readFileSlice(entry.path, entry.bytes, offset, maxBytes, id),
       size: entry.bytes,
