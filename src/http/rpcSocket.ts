@@ -26,10 +26,8 @@ export const RPC_SOCKET_PATH = '/rpc';
 export const MAX_RPC_SOCKETS = 256;
 /** Calls in flight on one socket past which further messages get LIMIT_REACHED at once. */
 export const MAX_SOCKET_INFLIGHT = 64;
-/** Every open socket is pinged this often… */
-export const RPC_SOCKET_PING_INTERVAL_MS = 30_000;
-/** …and cut after this long without a frame or a pong. */
-export const RPC_SOCKET_TIMEOUT_MS = 60_000;
+/** Every open socket is pinged this often (pingMs), and cut after timeoutMs without a frame or a pong. */
+const KEEPALIVE = { pingMs: 30_000, timeoutMs: 60_000 } as const;
 /** Answers buffered for a client that does not read them, past which its socket is closed (1008). */
 export const MAX_SOCKET_BUFFERED_BYTES = 64 * 1024 * 1024;
 /** On shutdown, sockets get this long to finish the close handshake before they are cut. */
@@ -113,7 +111,7 @@ export class RpcSocketEndpoint {
       perMessageDeflate: false,
     });
     this.limits = new EdgeLimits(options.apiKeys, options.rateLimitMax, options.rateLimitWindowMs);
-    this.heartbeat = setInterval(() => this.sweep(), RPC_SOCKET_PING_INTERVAL_MS);
+    this.heartbeat = setInterval(() => this.sweep(), KEEPALIVE.pingMs);
     this.heartbeat.unref();
   }
 
@@ -316,11 +314,11 @@ export class RpcSocketEndpoint {
     });
   }
 
-  /** Pings every socket; one silent for longer than RPC_SOCKET_TIMEOUT_MS is cut. */
+  /** Pings every socket; one silent for longer than KEEPALIVE.timeoutMs is cut. */
   private sweep(): void {
     const now = Date.now();
     for (const open of this.sockets) {
-      if (now - open.lastSeen > RPC_SOCKET_TIMEOUT_MS) open.ws.terminate();
+      if (now - open.lastSeen > KEEPALIVE.timeoutMs) open.ws.terminate();
       else open.ws.ping();
     }
   }
