@@ -33,6 +33,10 @@ ENV NODE_ENV=production \
     LOG_DIR=/app/logs
 COPY package.json package-lock.json ./
 # The code stays root-owned and read-only for the service; only its log directory is writable.
+# ffmpeg encodes replay.video (without it that method answers -32005 and the rest works).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends ffmpeg \
+  && rm -rf /var/lib/apt/lists/*
 RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force \
   && mkdir -p /app/logs \

@@ -257,6 +257,28 @@ export interface ReplayTraceResult {
   dropped: number;
 }
 
+/** Params of replay.video: A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed. */
+export interface ReplayVideoParams {
+  /** The session id returned by session.create (s_ followed by a UUID). */
+  session_id: string;
+  /** Accepted and ignored: a read-only call runs again on a repeat. */
+  idempotency_key?: string;
+}
+
+/** Result of replay.video. */
+export interface ReplayVideoResult {
+  /** A file name for it: session-<id>.webm. */
+  filename: string;
+  mime: 'video/webm';
+  /** The video, base64. */
+  base64: string;
+  bytes: number;
+  /** Pictures in it. */
+  frames: number;
+  /** How long it plays. */
+  durationMs: number;
+}
+
 /** Params of cookies.get: Read the session's cookies with every attribute, httpOnly ones included. */
 export interface CookiesGetParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
@@ -3455,6 +3477,7 @@ export interface RpcMethods {
   'session.export': { params: SessionExportParams; result: SessionExportResult; paramsOptional: false };
   'replay.picture': { params: ReplayPictureParams; result: ReplayPictureResult; paramsOptional: false };
   'replay.trace': { params: ReplayTraceParams; result: ReplayTraceResult; paramsOptional: false };
+  'replay.video': { params: ReplayVideoParams; result: ReplayVideoResult; paramsOptional: false };
   'cookies.get': { params: CookiesGetParams; result: CookiesGetResult; paramsOptional: false };
   'cookies.set': { params: CookiesSetParams; result: CookiesSetResult; paramsOptional: false };
   'cookies.clear': { params: CookiesClearParams; result: CookiesClearResult; paramsOptional: false };
@@ -3592,6 +3615,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.export',
   'replay.picture',
   'replay.trace',
+  'replay.video',
   'cookies.get',
   'cookies.set',
   'cookies.clear',
@@ -3675,6 +3699,7 @@ export const READ_ONLY_METHODS: readonly MethodName[] = [
   'session.export',
   'replay.picture',
   'replay.trace',
+  'replay.video',
   'cookies.get',
   'session.storageState',
   'sessionStorage.get',
@@ -3723,7 +3748,7 @@ export const RPC_ERROR_CODES = {
   LIMIT_REACHED: -32003,
   /** The agent does not offer the requested tool. */
   UNKNOWN_TOOL: -32004,
-  /** The browser crashed or is restarting, or an agent disconnected; retry shortly. */
+  /** The browser crashed or is restarting, or an agent disconnected; retry shortly. Or a tool the call needs is not on the service (replay.video without ffmpeg: data.missing names it). */
   RESOURCE_UNAVAILABLE: -32005,
   /** Unknown, closed or expired session_id; call session.create for a new one. */
   SESSION_NOT_FOUND: -32010,
@@ -3756,6 +3781,14 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.export': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'replay.picture': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
   'replay.trace': ['SESSION_NOT_FOUND'],
+  'replay.video': [
+    'SESSION_NOT_FOUND',
+    'INVALID_PARAMS',
+    'RESOURCE_UNAVAILABLE',
+    'LIMIT_REACHED',
+    'TIMEOUT',
+    'ACTION_FAILED',
+  ],
   'cookies.get': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.set': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'cookies.clear': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
@@ -4118,6 +4151,15 @@ export interface RpcApi {
      * Errors: SESSION_NOT_FOUND.
      */
     trace: (params: ReplayTraceParams, options?: CallOptions) => Promise<ReplayTraceResult>;
+    /**
+     * A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed.
+     *
+     * Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least 500 ms and at most 3000 ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within 120 s; a video over 67108864 bytes is -32003.
+     *
+     * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
+     * Errors: SESSION_NOT_FOUND, INVALID_PARAMS, RESOURCE_UNAVAILABLE, LIMIT_REACHED, TIMEOUT, ACTION_FAILED.
+     */
+    video: (params: ReplayVideoParams, options?: CallOptions) => Promise<ReplayVideoResult>;
   };
   cookies: {
     /**
@@ -4775,6 +4817,7 @@ export function bindMethods(call: MethodCaller): RpcApi {
     replay: {
       picture: (params, options) => call('replay.picture', params, options),
       trace: (params, options) => call('replay.trace', params, options),
+      video: (params, options) => call('replay.video', params, options),
     },
     cookies: {
       get: (params, options) => call('cookies.get', params, options),

@@ -79,6 +79,8 @@ export interface Config
   maxSessionEvents: number;
   /** REPLAY, REPLAY_KEEP_MS, MAX_REPLAY_BYTES: pictures after each action, and what a closed session leaves. */
   replay: { pictures: boolean; keepMs: number; maxBytes: number };
+  /** FFMPEG_PATH: the ffmpeg replay.video runs; undefined looks on PATH. */
+  ffmpegPath: string | undefined;
   /** PAGE_EVENT_RATE, PAGE_EVENT_BURST, PAGE_THROTTLE_AFTER_MS, PAGE_THROTTLE_RATE. */
   pageBudget: { rate: number; burst: number; throttleAfterMs: number; throttleRate: number };
   settleQuietMs: number;
@@ -368,6 +370,7 @@ export function loadConfig(env: Source = process.env, cwd = process.cwd()): Conf
       keepMs: int('REPLAY_KEEP_MS', get('REPLAY_KEEP_MS'), 0, 86_400_000),
       maxBytes: int('MAX_REPLAY_BYTES', get('MAX_REPLAY_BYTES'), 0, 1_073_741_824),
     },
+    ffmpegPath: get('FFMPEG_PATH') || undefined,
     pageBudget: {
       rate: int('PAGE_EVENT_RATE', get('PAGE_EVENT_RATE'), 1, 1_000_000),
       burst: int('PAGE_EVENT_BURST', get('PAGE_EVENT_BURST'), 1, 1_000_000),

@@ -295,6 +295,12 @@ export const CONFIG_KEYS = {
     group: 'sessions',
     description: 'The replay pictures one session keeps (8 MiB); past it the oldest go.',
   },
+  FFMPEG_PATH: {
+    default: '',
+    group: 'sessions',
+    description:
+      'The ffmpeg binary replay.video encodes with; when unset, the first ffmpeg on PATH. Without one, replay.video answers -32005 and the trace (replay.trace) is the export.',
+  },
   MAX_DOWNLOAD_BYTES: {
     default: '26214400',
     group: 'sessions',

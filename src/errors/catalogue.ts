@@ -39,7 +39,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorName, string> = {
   LIMIT_REACHED:
     'MAX_SESSIONS, an agent maxConcurrency or a rate limit was reached; data.retryAfterMs says when to retry.',
   UNKNOWN_TOOL: 'The agent does not offer the requested tool.',
-  RESOURCE_UNAVAILABLE: 'The browser crashed or is restarting, or an agent disconnected; retry shortly.',
+  RESOURCE_UNAVAILABLE:
+    'The browser crashed or is restarting, or an agent disconnected; retry shortly. Or a tool the call needs is not on the service (replay.video without ffmpeg: data.missing names it).',
   SESSION_NOT_FOUND: 'Unknown, closed or expired session_id; call session.create for a new one.',
   NAVIGATION_BLOCKED: 'The URL (or a redirect, frame, popup or subresource of it) is outside the allow-list.',
   AGENT_NOT_FOUND: 'No connected, ready agent with that client id.',

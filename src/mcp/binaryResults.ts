@@ -68,6 +68,13 @@ const BINARY_RESULTS: Readonly<Record<string, BinaryResult>> = {
     mimeType: () => 'application/zip',
     path: (result) => `replay/${encodeURIComponent(text(result.filename, 'session-trace.zip'))}`,
   },
+  'replay.video': {
+    field: 'base64',
+    encoding: 'base64',
+    what: 'the replay video',
+    mimeType: () => 'video/webm',
+    path: (result) => `replay/${encodeURIComponent(text(result.filename, 'session-replay.webm'))}`,
+  },
   'trace.get': {
     field: 'base64',
     encoding: 'base64',

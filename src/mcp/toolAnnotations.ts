@@ -71,6 +71,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   'session.export': 'Export as a Playwright test',
   'replay.picture': 'A replay picture',
   'replay.trace': 'Export as a Playwright trace',
+  'replay.video': 'Export the replay as a video',
   'performance.start': 'Record page performance',
   'performance.stop': 'Performance insights',
   'trace.stop': 'Stop the trace',

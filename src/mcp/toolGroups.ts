@@ -94,7 +94,8 @@ const GROUPS = {
     ],
   },
   files: {
-    about: 'downloads, PDF, Playwright traces, export as a Playwright test or trace, replay pictures',
+    about:
+      'downloads, PDF, Playwright traces, export as a Playwright test or trace, replay pictures and video',
     methods: [
       'downloads.list',
       'downloads.get',
@@ -105,6 +106,7 @@ const GROUPS = {
       'session.export',
       'replay.picture',
       'replay.trace',
+      'replay.video',
     ],
   },
   agents: {

@@ -118,6 +118,8 @@ export const TOOL_TEXTS: Readonly<Record<string, string>> = {
     'Returns the picture of the page taken after one action of a session with replay on, also after the session closed, as a file (an embedded JPEG resource).',
   'replay.trace':
     'Returns a session’s timeline as a Playwright trace zip (every call, the replay pictures, console and network), also after the session closed, as a file; open it with npx playwright show-trace.',
+  'replay.video':
+    'Returns a session’s replay pictures as a WebM video (each picture until the next call’s), also after the session closed, as a file; needs ffmpeg on the service.',
   'find.byRole':
     'Finds elements by role and accessible name and returns their refs, without reading a whole snapshot.',
   'find.byText':

@@ -79,6 +79,20 @@ export const artifactsExamples: Record<string, MethodExample[]> = {
       },
     },
   ],
+  'replay.video': [
+    {
+      name: "a session's replay pictures as a video, on a service with ffmpeg (the base64 shortened)",
+      params: { session_id: S },
+      result: {
+        filename: `session-${S}.webm`,
+        mime: 'video/webm',
+        base64: 'GkXfo59ChoEBQveBAULygQRC84EIQoKEd2VibUKHgQJChYECGFOAZwEAAAAAA…',
+        bytes: 84210,
+        frames: 5,
+        durationMs: 6500,
+      },
+    },
+  ],
   'performance.start': [
     {
       name: 'the insights of a load (docs/behaviour.md#performance-insights)',

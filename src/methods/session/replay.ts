@@ -2,9 +2,18 @@
 // session.create replay), by the seq of its action entry; for an open session and, within
 // REPLAY_KEEP_MS, a closed one. The timeline itself is the session's event log
 // (GET /sessions/{id}/events?since=0&kinds=action: entries with picture: true have one).
-// replay.trace: the same timeline and pictures as a Playwright trace zip (browser/artifacts/replayTrace.ts).
+// replay.trace: the same timeline and pictures as a Playwright trace zip (browser/artifacts/replayTrace.ts);
+// replay.video: the pictures as a WebM video, where ffmpeg is present (browser/artifacts/replayVideo.ts).
 import { Type } from '@sinclair/typebox';
 import { replayTrace } from '../../browser/artifacts/replayTrace.js';
+import {
+  encodeReplayVideo,
+  findFfmpeg,
+  MAX_VIDEO_BYTES,
+  VIDEO_MAX_FRAME_MS,
+  VIDEO_MIN_FRAME_MS,
+  type VideoFrame,
+} from '../../browser/artifacts/replayVideo.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 
@@ -86,4 +95,64 @@ export const replayTraceMethod = defineMethod({
   },
 });
 
-export const replayMethods = [replayPicture, replayTraceMethod];
+export const replayVideo = defineMethod({
+  name: 'replay.video',
+  summary:
+    'A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed',
+  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within 120 s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
+  params: { session_id: SessionIdSchema },
+  result: Type.Object({
+    filename: Type.String({ description: 'A file name for it: session-<id>.webm.' }),
+    mime: Type.Literal('video/webm'),
+    base64: Type.String({ description: 'The video, base64.' }),
+    bytes: Type.Integer(),
+    frames: Type.Integer({ description: 'Pictures in it.' }),
+    durationMs: Type.Integer({ description: 'How long it plays.' }),
+  }),
+  errors: [
+    'SESSION_NOT_FOUND',
+    'INVALID_PARAMS',
+    'RESOURCE_UNAVAILABLE',
+    'LIMIT_REACHED',
+    'TIMEOUT',
+    'ACTION_FAILED',
+  ],
+  readOnly: true,
+  logFields: (params) => ({ sessionId: params.session_id }),
+  async handler(params, { services, principal }) {
+    const record = services.sessions.recordOf(params.session_id, principal);
+    const frames: VideoFrame[] = [];
+    for (const entry of record.log.since(0, new Set(['action'])).events) {
+      const picture = entry.picture === true ? record.replay?.get(entry.seq) : undefined;
+      if (picture !== undefined) frames.push({ picture, at: Date.parse(entry.timestamp) });
+    }
+    if (frames.length === 0)
+      throw new ServiceError(
+        'INVALID_PARAMS',
+        record.replay === undefined
+          ? 'This session keeps no replay pictures: create it with replay: true (or set REPLAY).'
+          : 'This session has no replay picture yet: a picture is taken after each call that changes something.',
+        { errors: [{ path: '/session_id', message: 'no pictures', keyword: 'replay', params: {} }] },
+      );
+    const ffmpeg = findFfmpeg(services.config.ffmpegPath);
+    if (ffmpeg === undefined)
+      throw new ServiceError(
+        'RESOURCE_UNAVAILABLE',
+        services.config.ffmpegPath === undefined
+          ? 'No ffmpeg on this service: install it (apt-get install ffmpeg) or set FFMPEG_PATH; replay.trace exports the session without it.'
+          : 'FFMPEG_PATH does not name a runnable file; replay.trace exports the session without ffmpeg.',
+        { missing: 'ffmpeg' },
+      );
+    const video = await encodeReplayVideo(ffmpeg, frames);
+    return {
+      filename: `session-${params.session_id}.webm`,
+      mime: 'video/webm' as const,
+      base64: video.webm.toString('base64'),
+      bytes: video.webm.length,
+      frames: video.frames,
+      durationMs: video.durationMs,
+    };
+  },
+});
+
+export const replayMethods = [replayPicture, replayTraceMethod, replayVideo];

@@ -1,0 +1,172 @@
+// A session's replay pictures as a video, where ffmpeg is present (FFMPEG_PATH, or ffmpeg on PATH):
+// each picture held until the next call's, within [MIN, MAX] so a fast step can be seen and a long
+// pause does not make a long still, encoded as VP8 WebM, the format every browser plays. ffmpeg
+// runs one encode at a time for the whole service, on one thread, within a deadline and an output
+// cap, so one tenant's video cannot take the cores the sessions of every tenant share.
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { ServiceError } from '../../errors/serviceError.js';
+import { jpegSize } from './replayTrace.js';
+
+/** The shortest a picture shows: a step of a fast agent stays long enough to be seen. */
+export const VIDEO_MIN_FRAME_MS = 500;
+/** The longest a picture shows: an agent that paused for minutes makes a 3 s still, not minutes. */
+export const VIDEO_MAX_FRAME_MS = 3_000;
+/** Frames per second of the output; the pictures' times are rounded to its frames. */
+export const VIDEO_FPS = 4;
+/** An encode that runs longer is killed and answered as a TIMEOUT. */
+export const VIDEO_ENCODE_TIMEOUT_MS = 120_000;
+/** The largest video answered (ffmpeg's -fs stops there): a larger one is LIMIT_REACHED. */
+export const MAX_VIDEO_BYTES = 64 * 1024 * 1024;
+/** When a second video is asked for while one encodes: try again after about this long. */
+const BUSY_RETRY_MS = 5_000;
+
+/** One picture of the video and when its call ended (ms since the epoch). */
+export interface VideoFrame {
+  picture: Buffer;
+  at: number;
+}
+
+export interface ReplayVideo {
+  webm: Buffer;
+  frames: number;
+  durationMs: number;
+}
+
+/** The ffmpeg binary: FFMPEG_PATH when set, else the first ffmpeg on PATH; undefined when none. */
+export function findFfmpeg(configured: string | undefined): string | undefined {
+  const runnable = (path: string): boolean => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (configured !== undefined && configured !== '') return runnable(configured) ? configured : undefined;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir !== '' && runnable(join(dir, 'ffmpeg'))) return join(dir, 'ffmpeg');
+  }
+  return undefined;
+}
+
+/** How long each frame shows, in ms: until the next one, within the bounds; the last one MIN. */
+export function frameDurations(frames: readonly VideoFrame[]): number[] {
+  return frames.map((frame, i) => {
+    const next = frames[i + 1];
+    const gap = next === undefined ? VIDEO_MIN_FRAME_MS : next.at - frame.at;
+    return Math.min(VIDEO_MAX_FRAME_MS, Math.max(VIDEO_MIN_FRAME_MS, gap));
+  });
+}
+
+let encoding = false;
+
+/** The frames as a WebM video, encoded by the ffmpeg at `ffmpeg`. */
+export async function encodeReplayVideo(ffmpeg: string, frames: readonly VideoFrame[]): Promise<ReplayVideo> {
+  const size = frames.map((f) => jpegSize(f.picture)).find((s) => s !== undefined);
+  if (size === undefined) throw new Error('no replay picture could be read');
+  if (encoding)
+    throw new ServiceError(
+      'LIMIT_REACHED',
+      'Another replay video is being encoded on this service (one at a time): try again shortly.',
+      { limit: 'replay video encodes', max: 1, retryAfterMs: BUSY_RETRY_MS },
+    );
+  encoding = true;
+  const dir = await mkdtemp(join(tmpdir(), 'pwj-video-'));
+  try {
+    const durations = frameDurations(frames);
+    const list: string[] = [];
+    for (const [i, frame] of frames.entries()) {
+      const name = `${String(i).padStart(5, '0')}.jpg`;
+      await writeFile(join(dir, name), frame.picture);
+      list.push(`file '${name}'`, `duration ${((durations[i] ?? VIDEO_MIN_FRAME_MS) / 1000).toFixed(3)}`);
+    }
+    // The concat demuxer takes the last duration only with the last file listed once more.
+    list.push(list[list.length - 2] ?? '');
+    await writeFile(join(dir, 'frames.txt'), `${list.join('\n')}\n`);
+    // VP8 needs even sides; every picture is fitted into the first one's size, centred.
+    const width = size.width - (size.width % 2);
+    const height = size.height - (size.height % 2);
+    const out = join(dir, 'out.webm');
+    await run(ffmpeg, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      join(dir, 'frames.txt'),
+      '-vf',
+      `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2:color=white,format=yuv420p`,
+      '-r',
+      String(VIDEO_FPS),
+      '-c:v',
+      'libvpx',
+      '-deadline',
+      'realtime',
+      '-cpu-used',
+      '8',
+      '-b:v',
+      '1M',
+      '-threads',
+      '1',
+      '-fs',
+      String(MAX_VIDEO_BYTES),
+      '-an',
+      '-y',
+      out,
+    ]);
+    const webm = await readFile(out);
+    if (webm.length >= MAX_VIDEO_BYTES)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `The video reached ${MAX_VIDEO_BYTES} bytes and was cut: export the trace (replay.trace) instead.`,
+        { limit: 'MAX_VIDEO_BYTES', max: MAX_VIDEO_BYTES },
+      );
+    return { webm, frames: frames.length, durationMs: durations.reduce((sum, d) => sum + d, 0) };
+  } finally {
+    encoding = false;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs ffmpeg to its end within VIDEO_ENCODE_TIMEOUT_MS; its error output is the error. */
+function run(ffmpeg: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (d: Buffer) => {
+      // Only its first lines say what went wrong; the rest is not kept.
+      if (errors.length < 2_000) errors += d.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new ServiceError('TIMEOUT', `Encoding the replay video ran past ${VIDEO_ENCODE_TIMEOUT_MS} ms.`, {
+          timeoutMs: VIDEO_ENCODE_TIMEOUT_MS,
+        }),
+      );
+    }, VIDEO_ENCODE_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new ServiceError('ACTION_FAILED', `ffmpeg could not be started: ${error.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else
+        reject(
+          new ServiceError(
+            'ACTION_FAILED',
+            `ffmpeg could not encode the video (it ended with ${code ?? signal}): ${errors.trim().slice(0, 500)}`,
+          ),
+        );
+    });
+  });
+}
