@@ -4,12 +4,15 @@ import type { SessionEvents } from '../events/sessionEvents.js';
 
 /** A dialog message longer than this is cut in the event log, the console line and the answers. */
 export const MAX_DIALOG_MESSAGE_CHARS = 1_000;
-/** How long a manual-mode dialog waits for dialog.handle by default before the policy answers it. */
-export const DIALOG_PENDING_TIMEOUT_MS = 30_000;
-/** The shortest wait for dialog.handle a policy may set: shorter is auto mode. */
-export const MIN_DIALOG_PENDING_TIMEOUT_MS = 100;
-/** The longest a dialog may wait for dialog.handle: a frozen page holds a call and the session's lock. */
-export const MAX_DIALOG_PENDING_TIMEOUT_MS = 120_000;
+/** How long a manual-mode dialog waits for dialog.handle before the policy answers it. */
+export const DIALOG_PENDING_TIMEOUT_MS = {
+  /** Until a policy sets it. */
+  default: 30_000,
+  /** The shortest a policy may set: shorter is auto mode. */
+  min: 100,
+  /** The longest: a frozen page holds a call and the session's lock. */
+  max: 120_000,
+} as const;
 /**
  * How long a call may go on while a dialog is pending on its page before it answers DIALOG_PENDING:
  * a call that does not need the page's main thread (logs, a title already known) ends well within it,
@@ -46,7 +49,7 @@ export const DEFAULT_DIALOG_POLICY: DialogPolicy = {
   promptText: '',
   beforeunload: 'accept',
   mode: 'auto',
-  pendingTimeoutMs: DIALOG_PENDING_TIMEOUT_MS,
+  pendingTimeoutMs: DIALOG_PENDING_TIMEOUT_MS.default,
 };
 
 export interface DialogReport {

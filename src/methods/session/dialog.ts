@@ -1,9 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  DEFAULT_DIALOG_POLICY,
-  MAX_DIALOG_PENDING_TIMEOUT_MS,
-  MIN_DIALOG_PENDING_TIMEOUT_MS,
-} from '../../browser/session/sessionDialogs.js';
+import { DEFAULT_DIALOG_POLICY, DIALOG_PENDING_TIMEOUT_MS } from '../../browser/session/sessionDialogs.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 import { ACTION_TIMEOUT_MS, timeoutParam } from '../params.js';
 
@@ -42,8 +38,8 @@ export const DialogPolicyParam = Type.Object(
     ),
     pendingTimeoutMs: Type.Optional(
       Type.Integer({
-        minimum: MIN_DIALOG_PENDING_TIMEOUT_MS,
-        maximum: MAX_DIALOG_PENDING_TIMEOUT_MS,
+        minimum: DIALOG_PENDING_TIMEOUT_MS.min,
+        maximum: DIALOG_PENDING_TIMEOUT_MS.max,
         description: `In manual mode, how long a dialog waits for dialog.handle before the rules answer it (${DEFAULT_DIALOG_POLICY.pendingTimeoutMs} until set).`,
       }),
     ),
