@@ -25,6 +25,25 @@ export const SCREENCAST_MAX_VIEWERS = 4;
 /** How often a screencast looks whether its session ended or its active page changed. */
 export const SCREENCAST_CHECK_MS = 500;
 
+/** The bounds above as the hub reads them: one encoding per size a viewer may ask for. */
+export const SCREENCAST_LIMITS: ScreencastLimits = {
+  maxFps: SCREENCAST_MAX_FPS,
+  encodings: {
+    fit: {
+      maxWidth: SCREENCAST_MAX_WIDTH,
+      maxHeight: SCREENCAST_MAX_HEIGHT,
+      quality: SCREENCAST_JPEG_QUALITY,
+    },
+    full: {
+      maxWidth: SCREENCAST_FULL_MAX_WIDTH,
+      maxHeight: SCREENCAST_FULL_MAX_HEIGHT,
+      quality: SCREENCAST_FULL_JPEG_QUALITY,
+    },
+  },
+  maxViewers: SCREENCAST_MAX_VIEWERS,
+  checkMs: SCREENCAST_CHECK_MS,
+};
+
 export interface ScreencastFrame {
   /** The JPEG, base64. */
   data: string;
@@ -78,24 +97,6 @@ export interface ScreencastLimits {
   maxViewers: number;
   checkMs: number;
 }
-
-export const SCREENCAST_LIMITS: ScreencastLimits = {
-  maxFps: SCREENCAST_MAX_FPS,
-  encodings: {
-    fit: {
-      maxWidth: SCREENCAST_MAX_WIDTH,
-      maxHeight: SCREENCAST_MAX_HEIGHT,
-      quality: SCREENCAST_JPEG_QUALITY,
-    },
-    full: {
-      maxWidth: SCREENCAST_FULL_MAX_WIDTH,
-      maxHeight: SCREENCAST_FULL_MAX_HEIGHT,
-      quality: SCREENCAST_FULL_JPEG_QUALITY,
-    },
-  },
-  maxViewers: SCREENCAST_MAX_VIEWERS,
-  checkMs: SCREENCAST_CHECK_MS,
-};
 
 interface FrameEvent {
   data: string;
