@@ -38,61 +38,54 @@ interface BinaryResult {
 const text = (value: unknown, fallback: string): string =>
   typeof value === 'string' && value.length > 0 ? value : fallback;
 
+/** A file the result carries as base64 text in its `base64` field (every file but the HAR). */
+const base64File = (file: Omit<BinaryResult, 'field' | 'encoding'>): BinaryResult => ({
+  field: 'base64',
+  encoding: 'base64',
+  ...file,
+});
+
 /** Every method whose result is a file, by method name. */
 const BINARY_RESULTS: Readonly<Record<string, BinaryResult>> = {
-  'page.pdf': {
-    field: 'base64',
-    encoding: 'base64',
+  'page.pdf': base64File({
     what: 'the PDF',
     mimeType: () => 'application/pdf',
     path: () => 'page.pdf',
-  },
-  'trace.stop': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'trace.stop': base64File({
     what: 'the trace zip',
     mimeType: () => 'application/zip',
     path: (result) => `traces/${encodeURIComponent(text(result.trace_id, 'trace'))}.zip`,
-  },
-  'replay.picture': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'replay.picture': base64File({
     what: 'the replay picture',
     mimeType: () => 'image/jpeg',
     path: (result) => `replay/${encodeURIComponent(String(result.seq))}.jpg`,
-  },
-  'replay.trace': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'replay.trace': base64File({
     what: 'the trace zip',
     mimeType: () => 'application/zip',
     path: (result) => `replay/${encodeURIComponent(text(result.filename, 'session-trace.zip'))}`,
-  },
-  'replay.video': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'replay.video': base64File({
     what: 'the replay video',
     mimeType: () => 'video/webm',
     path: (result) => `replay/${encodeURIComponent(text(result.filename, 'session-replay.webm'))}`,
-  },
-  'trace.get': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'trace.get': base64File({
     what: 'the trace',
     mimeType: (result) => text(result.mime, 'application/zip'),
     path: (result, args) =>
       `traces/${encodeURIComponent(text(args.trace_id, 'trace'))}.${result.mime === 'application/json' ? 'json' : 'zip'}`,
     pagedBy: 'trace_get',
-  },
-  'downloads.get': {
-    field: 'base64',
-    encoding: 'base64',
+  }),
+  'downloads.get': base64File({
     what: 'the download',
     mimeType: (result) => text(result.mime, UNKNOWN_MIME),
     path: (result, args) =>
       `downloads/${encodeURIComponent(text(args.download_id, 'download'))}/${encodeURIComponent(text(result.name, 'file'))}`,
     pagedBy: 'downloads_get',
-  },
+  }),
   'network.har': {
     field: 'har',
     encoding: 'json',
