@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { AGENT_DROP_WINDOW_MS, AGENT_FRAME_RATE_PER_S, FrameRateLimit } from './frameRateLimit.js';
 import {
   BINARY_MESSAGE,
+  CLOSE_POLICY,
   invalidMessageFrame,
   methodNotFoundFrame,
   pongFrame,
@@ -20,8 +21,6 @@ import {
 
 /** A connection must register within this long, or it is closed: an idle socket holds a slot for nothing. */
 export const REGISTER_TIMEOUT_MS = 10_000;
-/** Close code for a refused registration or a protocol violation (RFC 6455: policy violation). */
-export const CLOSE_POLICY = 1008;
 /** A status message is kept for agents.list: cut so an agent cannot park megabytes there. */
 const MAX_STATUS_MESSAGE_CHARS = 1000;
 /** What a ready before register is told: the hub has no agent on that connection to make ready. */

@@ -13,14 +13,12 @@ import type {
   StatusUpdate,
 } from './hubTypes.js';
 import type { PendingCalls } from './pendingCalls.js';
+import { CLOSE_REPLACED } from './protocol.js';
 
 /** Tools agents.list shows per agent (with the total count): 250 agents × 200 tools made it 10 MB. */
 export const MAX_LISTED_TOOLS = 20;
 /** agents.list stops adding agents past this many bytes of JSON (and says so): its answer has a size. */
 export const MAX_LIST_BYTES = 1_048_576;
-
-/** WebSocket close code for a connection displaced by a newer one with the same clientId (4000-4999: application). */
-export const CLOSE_REPLACED = 4000;
 
 /** RFC 4122 UUIDs, any version (seed 001 asks for v4; older agents use others). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

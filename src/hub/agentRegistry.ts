@@ -37,13 +37,8 @@ function asRecord(value: unknown): Record<string, unknown> {
     : {};
 }
 
-export {
-  CLOSE_REPLACED,
-  MAX_LIST_BYTES,
-  MAX_LISTED_TOOLS,
-  NO_SECRET_REASON,
-  UUID_RE,
-} from './agentDirectory.js';
+export { MAX_LIST_BYTES, MAX_LISTED_TOOLS, NO_SECRET_REASON, UUID_RE } from './agentDirectory.js';
+export { CLOSE_REPLACED } from './protocol.js';
 export {
   EVALUATION_HISTORY_PER_PRINCIPAL,
   EVALUATION_MESSAGE_CHARS,

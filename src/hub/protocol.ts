@@ -4,6 +4,10 @@ import { ERRORS } from '../errors/catalogue.js';
 
 /** Seed 001's protocol version, sent in `welcome`. */
 export const PROTOCOL_VERSION = '1.0.0';
+/** Close code for a refused registration or a protocol violation (RFC 6455: policy violation). */
+export const CLOSE_POLICY = 1008;
+/** Close code for a connection displaced by a newer one with the same clientId (4000-4999: application). */
+export const CLOSE_REPLACED = 4000;
 /** An agent offering more tools than this is refused: capabilities are kept in memory per agent. */
 export const MAX_TOOLS = 200;
 /** The highest maxConcurrency an agent may claim: one agent cannot hog the queue with a huge number. */
