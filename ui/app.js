@@ -5,6 +5,7 @@ import { startAgents, stopAgents } from './agents.js';
 import { startConnect } from './connect.js';
 import { byId, messageOf } from './dom.js';
 import { startEvents, stopEvents } from './events.js';
+import { startExports } from './exports.js';
 import { startLiveView, stopLiveView } from './liveView.js';
 import { startMethods } from './methods.js';
 import { startSessions, stopSessions } from './sessions.js';
@@ -21,6 +22,7 @@ void startTopBar({
     startSessions();
     startLiveView();
     startEvents();
+    startExports();
     startAgents();
     startMethods().catch((error) =>
       notify(`Could not read the methods (GET /openrpc.json): ${messageOf(error)}`),
