@@ -104,11 +104,13 @@ export function defineSessionMethod<P extends TProperties, R extends TSchema>(
         .then(
           // A session given secrets never answers one (page.act's steps are answered within it).
           (result) => {
+            // A picture larger than the session may keep (MAX_REPLAY_BYTES) is not claimed.
+            const kept = picture !== undefined && picture.length <= (session.replay?.maxBytes ?? 0);
             const seq = recordAction(session, spec.name, validated, startedAt, targets, {
               result,
-              picture: picture !== undefined,
+              picture: kept,
             });
-            if (picture !== undefined && seq > 0) session.replay?.keep(seq, picture);
+            if (kept && picture !== undefined && seq > 0) session.replay?.keep(seq, picture);
             return redactSecrets(session, result);
           },
           (error: unknown) => {

@@ -231,6 +231,41 @@ describe('the live view', () => {
     expect(recorded).not.toMatch(/"hi"/);
   });
 
+  it('double clicks and scrolls the wheel through the frame as page.mouse', async () => {
+    await suite.service.call('page.goto', { session_id: sessionId, url: `${suite.fixture.url}/pointer-pad` });
+    await expect
+      .poll(() => page.locator('#live-url').textContent(), { timeout: SHOW_TIMEOUT_MS })
+      .toBe(`${suite.fixture.url}/pointer-pad`);
+    const padLog = async (): Promise<string> => {
+      const { result } = await suite.service.call<{ result: string }>('page.evaluate', {
+        session_id: sessionId,
+        expression: `document.getElementById('log').textContent`,
+      });
+      return result;
+    };
+    const img = page.locator('#live-frame');
+    await img.scrollIntoViewIfNeeded();
+    const rect = await img.boundingBox();
+    if (rect === null) throw new Error('the frame is not shown');
+    const centre = { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 };
+    await page.mouse.dblclick(centre.x, centre.y);
+    await waitFor(
+      async () => (await padLog()).includes('dblclick'),
+      SHOW_TIMEOUT_MS,
+      'a dblclick on the pad',
+    );
+    await page.mouse.move(centre.x, centre.y);
+    await page.mouse.wheel(0, 240);
+    await waitFor(
+      async () => /wheel \d+ \d+ 0 [1-9]/.test(await padLog()),
+      SHOW_TIMEOUT_MS,
+      'a wheel on the pad',
+    );
+    const mouse = (await actions()).filter((a) => a.method === 'page.mouse').map((a) => a.params);
+    expect(mouse.some((p) => p.includes('"dblclick"'))).toBe(true);
+    expect(mouse.some((p) => p.includes('"wheel"'))).toBe(true);
+  });
+
   it('stops driving when the session closes, and sends nothing after', async () => {
     await suite.service.call('session.close', { session_id: sessionId });
     await expect
