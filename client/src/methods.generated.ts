@@ -244,7 +244,7 @@ export interface ReplayTraceResult {
   /** A file name for it: session-<id>.trace.zip. */
   filename: string;
   mime: 'application/zip';
-  /** The zip, base64. */
+  /** The file, base64. */
   base64: string;
   bytes: number;
   /** Calls in the trace. */
@@ -270,7 +270,7 @@ export interface ReplayVideoResult {
   /** A file name for it: session-<id>.webm. */
   filename: string;
   mime: 'video/webm';
-  /** The video, base64. */
+  /** The file, base64. */
   base64: string;
   bytes: number;
   /** Pictures in it. */

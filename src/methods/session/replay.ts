@@ -58,6 +58,24 @@ export const replayPicture = defineMethod({
   },
 });
 
+/** The fields of an exported file in an answer: its name, type and bytes, base64. */
+function fileFields<M extends string>(name: string, mime: M) {
+  return {
+    filename: Type.String({ description: `A file name for it: ${name}.` }),
+    mime: Type.Literal(mime),
+    base64: Type.String({ description: 'The file, base64.' }),
+    bytes: Type.Integer(),
+  };
+}
+
+function fileAnswer<M extends string>(
+  filename: string,
+  mime: M,
+  data: Buffer,
+): { filename: string; mime: M; base64: string; bytes: number } {
+  return { filename, mime, base64: data.toString('base64'), bytes: data.length };
+}
+
 export const replayTraceMethod = defineMethod({
   name: 'replay.trace',
   summary:
@@ -66,10 +84,7 @@ export const replayTraceMethod = defineMethod({
     'Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; `dropped` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about those two. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with `npx playwright show-trace`.',
   params: { session_id: SessionIdSchema },
   result: Type.Object({
-    filename: Type.String({ description: 'A file name for it: session-<id>.trace.zip.' }),
-    mime: Type.Literal('application/zip'),
-    base64: Type.String({ description: 'The zip, base64.' }),
-    bytes: Type.Integer(),
+    ...fileFields('session-<id>.trace.zip', 'application/zip'),
     actions: Type.Integer({ description: 'Calls in the trace.' }),
     pictures: Type.Integer({ description: 'Replay pictures in it.' }),
     requests: Type.Integer({ description: 'Requests in its network tab.' }),
@@ -83,10 +98,7 @@ export const replayTraceMethod = defineMethod({
     const { events, dropped } = record.log.since(0);
     const trace = replayTrace(params.session_id, events, record.replay);
     return Promise.resolve({
-      filename: `session-${params.session_id}.trace.zip`,
-      mime: 'application/zip' as const,
-      base64: trace.zip.toString('base64'),
-      bytes: trace.zip.length,
+      ...fileAnswer(`session-${params.session_id}.trace.zip`, 'application/zip' as const, trace.zip),
       actions: trace.actions,
       pictures: trace.pictures,
       requests: trace.requests,
@@ -102,10 +114,7 @@ export const replayVideo = defineMethod({
   description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within 120 s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
   params: { session_id: SessionIdSchema },
   result: Type.Object({
-    filename: Type.String({ description: 'A file name for it: session-<id>.webm.' }),
-    mime: Type.Literal('video/webm'),
-    base64: Type.String({ description: 'The video, base64.' }),
-    bytes: Type.Integer(),
+    ...fileFields('session-<id>.webm', 'video/webm'),
     frames: Type.Integer({ description: 'Pictures in it.' }),
     durationMs: Type.Integer({ description: 'How long it plays.' }),
   }),
@@ -145,10 +154,7 @@ export const replayVideo = defineMethod({
       );
     const video = await encodeReplayVideo(ffmpeg, frames);
     return {
-      filename: `session-${params.session_id}.webm`,
-      mime: 'video/webm' as const,
-      base64: video.webm.toString('base64'),
-      bytes: video.webm.length,
+      ...fileAnswer(`session-${params.session_id}.webm`, 'video/webm' as const, video.webm),
       frames: video.frames,
       durationMs: video.durationMs,
     };

@@ -27,6 +27,16 @@ function locatorOf(step: ScriptStep, params: Record<string, unknown>): string | 
   return typeof params.selector === 'string' ? `page.locator(${q(params.selector)})` : undefined;
 }
 
+/** Methods that act on their target without a value, and the locator method each becomes. */
+const TARGET_ACTIONS: Readonly<Record<string, string>> = {
+  'page.click': 'click',
+  'page.dblclick': 'dblclick',
+  'page.hover': 'hover',
+  'page.focus': 'focus',
+  'page.check': 'check',
+  'page.uncheck': 'uncheck',
+};
+
 /** The value a fill or type puts in: its text, or the secret's environment variable. */
 function typed(params: Record<string, unknown>, field: 'value' | 'text'): string | undefined {
   if (typeof params.secret === 'string') return `process.env.${params.secret} ?? ''`;
@@ -40,6 +50,8 @@ function linesOf(step: ScriptStep, method: string, params: Record<string, unknow
   const target = locatorOf(step, params);
   const needTarget = (line: (l: string) => string): string[] =>
     target === undefined ? skip('its target could not be named by role or selector') : [line(target)];
+  const act = TARGET_ACTIONS[method];
+  if (act !== undefined) return needTarget((l) => `await ${l}.${act}();`);
   switch (method) {
     case 'page.goto':
       return typeof params.url === 'string' ? [`await page.goto(${q(params.url)});`] : skip('no url');
@@ -49,18 +61,6 @@ function linesOf(step: ScriptStep, method: string, params: Record<string, unknow
       return ['await page.goBack();'];
     case 'page.forward':
       return ['await page.goForward();'];
-    case 'page.click':
-      return needTarget((l) => `await ${l}.click();`);
-    case 'page.dblclick':
-      return needTarget((l) => `await ${l}.dblclick();`);
-    case 'page.hover':
-      return needTarget((l) => `await ${l}.hover();`);
-    case 'page.focus':
-      return needTarget((l) => `await ${l}.focus();`);
-    case 'page.check':
-      return needTarget((l) => `await ${l}.check();`);
-    case 'page.uncheck':
-      return needTarget((l) => `await ${l}.uncheck();`);
     case 'page.fill': {
       const value = typed(params, 'value');
       return value === undefined ? skip('no value') : needTarget((l) => `await ${l}.fill(${value});`);
