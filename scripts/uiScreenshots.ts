@@ -201,6 +201,11 @@ async function main(): Promise<void> {
     await page.locator('#connect-open').click();
     await shot(page, 'console-connect.png', '#connect');
     await page.locator('#connect-close').click();
+    // The replay viewer on the agent's fill (the console's sessions record for replay by default).
+    await fill.locator('button.event-picture').click();
+    await page.locator('#replay-image').waitFor({ state: 'visible', timeout: 10_000 });
+    await shot(page, 'console-replay.png', '#replay');
+    await page.locator('#replay-close').click();
 
     await page.locator('#method-select').selectOption('page.goto');
     await page.locator('#param-url').fill(`${fixture.url}/form`);
