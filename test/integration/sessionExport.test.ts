@@ -2,55 +2,20 @@
 // passes against the same app (npx playwright test, the real Chromium), with locators by role and
 // name; the same test with its asserted text changed fails, so the assertion is live; a typed secret
 // is read from the environment, never written into the code.
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionExportResult } from '../../client/src/methods.generated.js';
-import { launchArgs, resolveBrowser } from '../../src/browser/engine/browserResolve.js';
+import { runPlaywrightSpec } from '../helpers/playwrightSpec.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 
 const suite = useServiceSuite();
 /** Inside the repository, so the spec resolves @playwright/test from its node_modules. */
-const runs = join(process.cwd(), 'test', '.export-runs');
+const runs = join(process.cwd(), 'test', '.export-runs', 'session-export');
 afterAll(() => rmSync(runs, { recursive: true, force: true }));
-/** A run of the exported test: Chromium start and a few steps, well within this. */
-const RUN_TIMEOUT_MS = 120_000;
-
-/** Writes the spec and a config for this machine's Chromium, runs npx playwright test, answers its exit and output. */
-async function runSpec(
-  name: string,
-  code: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string }> {
-  const dir = join(runs, name);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'agent-session.spec.ts'), code);
-  const resolved = resolveBrowser(process.env.CHROMIUM_PATH || undefined);
-  if ('tried' in resolved) throw new Error(`no Chromium: ${resolved.tried.join(', ')}`);
-  const launchOptions = {
-    executablePath: resolved.executablePath,
-    args: launchArgs(process.getuid?.() === 0),
-  };
-  writeFileSync(
-    join(dir, 'playwright.config.mjs'),
-    `export default { testDir: '.', outputDir: ${JSON.stringify(join(dir, 'test-results'))}, timeout: 60000, workers: 1, reporter: 'line', use: { launchOptions: ${JSON.stringify(launchOptions)} } };\n`,
-  );
-  const cli = join(process.cwd(), 'node_modules', '@playwright', 'test', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'test', '--config', join(dir, 'playwright.config.mjs')], {
-    cwd: dir,
-    env: { ...process.env, ...env, CI: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-  const exit = await new Promise<number>((resolve) => child.once('exit', (c) => resolve(c ?? -1)));
-  clearTimeout(timer);
-  return { code: exit, out };
-}
+const runSpec = (name: string, code: string, env: Record<string, string> = {}) =>
+  runPlaywrightSpec(join(runs, name), code, env);
 
 describe('session.export', () => {
   it('an agent session on the fixture app becomes a Playwright test that passes; a wrong assertion fails', async () => {
