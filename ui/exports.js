@@ -10,27 +10,35 @@ import { notify, onSessionChange, selectedSession } from './state.js';
 
 /**
  * What each button asks, and how its answer becomes a file.
- * @type {Record<string, { method: string, label: string, file: (result: Record<string, unknown>) => { name: string, blob: Blob } }>}
+ * @type {Record<string, { method: string, label: string, file: (result: Record<string, unknown>) => Promise<{ name: string, blob: Blob }> }>}
  */
 const EXPORTS = {
   'export-trace': {
     method: 'replay.trace',
     label: 'Trace',
-    file: (r) => ({ name: String(r.filename), blob: fromBase64(String(r.base64), 'application/zip') }),
+    file: async (r) => ({
+      name: String(r.filename),
+      blob: await fromBase64(String(r.base64), 'application/zip'),
+    }),
   },
   'export-video': {
     method: 'replay.video',
     label: 'Video',
-    file: (r) => ({ name: String(r.filename), blob: fromBase64(String(r.base64), 'video/webm') }),
+    file: async (r) => ({ name: String(r.filename), blob: await fromBase64(String(r.base64), 'video/webm') }),
   },
   'export-test': {
     method: 'session.export',
     label: 'Test',
-    file: (r) => ({ name: String(r.filename), blob: new Blob([String(r.code)], { type: 'text/plain' }) }),
+    file: (r) =>
+      Promise.resolve({ name: String(r.filename), blob: new Blob([String(r.code)], { type: 'text/plain' }) }),
   },
 };
 
+/** How long a saved file's object URL lives: a browser may read the blob after the click returns. */
+export const OBJECT_URL_LIFETIME_MS = 60_000;
+
 /**
+ * The bytes of a base64 answer as a Blob (decoded here: the console's CSP admits no data: fetch).
  * @param {string} base64
  * @param {string} type
  */
@@ -38,7 +46,7 @@ function fromBase64(base64, type) {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return new Blob([bytes], { type });
+  return Promise.resolve(new Blob([bytes], { type }));
 }
 
 /**
@@ -54,13 +62,16 @@ function save(name, blob) {
   document.body.append(link);
   link.click();
   link.remove();
-  // The download has taken the blob by the next task.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  setTimeout(() => URL.revokeObjectURL(url), OBJECT_URL_LIFETIME_MS);
 }
+
+/** Buttons whose export is under way: they stay disabled whatever the selection does meanwhile. */
+const busy = new Set(/** @type {string[]} */ ([]));
 
 /** @param {string | null} id */
 function enable(id) {
-  for (const buttonId of Object.keys(EXPORTS)) byId(buttonId, HTMLButtonElement).disabled = id === null;
+  for (const buttonId of Object.keys(EXPORTS))
+    byId(buttonId, HTMLButtonElement).disabled = id === null || busy.has(buttonId);
 }
 
 let wired = false;
@@ -75,17 +86,19 @@ export function startExports() {
     button.addEventListener('click', () => {
       const id = selectedSession();
       if (id === null) return;
+      busy.add(buttonId);
       button.disabled = true;
       button.textContent = `${spec.label}…`;
       button.setAttribute('aria-busy', 'true');
       rpc(spec.method, { session_id: id })
-        .then((result) => {
-          const { name, blob } = spec.file(/** @type {Record<string, unknown>} */ (result));
+        .then((result) => spec.file(/** @type {Record<string, unknown>} */ (result)))
+        .then(({ name, blob }) => {
           save(name, blob);
           notify(`Saved ${name} (${spec.method}).`, 'info');
         })
         .catch((error) => notify(`${spec.method}: ${messageOf(error)}`))
         .finally(() => {
+          busy.delete(buttonId);
           button.textContent = spec.label;
           button.removeAttribute('aria-busy');
           button.disabled = selectedSession() === null;

@@ -3780,7 +3780,7 @@ export const METHOD_ERRORS: { readonly [M in MethodName]: readonly RpcErrorName[
   'session.list': [],
   'session.export': ['SESSION_NOT_FOUND', 'INVALID_PARAMS', 'DIALOG_PENDING'],
   'replay.picture': ['SESSION_NOT_FOUND', 'INVALID_PARAMS'],
-  'replay.trace': ['SESSION_NOT_FOUND'],
+  'replay.trace': ['SESSION_NOT_FOUND', 'LIMIT_REACHED'],
   'replay.video': [
     'SESSION_NOT_FOUND',
     'INVALID_PARAMS',
@@ -4145,10 +4145,10 @@ export interface RpcApi {
     /**
      * A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS).
      *
-     * Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; `dropped` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about those two. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with `npx playwright show-trace`.
+     * Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; `dropped` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over 100663296 bytes before compression (-32003). One trace is built at a time for the service (another meanwhile is -32003 with retryAfterMs). A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.
      *
      * Read-only: retried on TIMEOUT, RESOURCE_UNAVAILABLE, network errors and HTTP 429/503.
-     * Errors: SESSION_NOT_FOUND.
+     * Errors: SESSION_NOT_FOUND, LIMIT_REACHED.
      */
     trace: (params: ReplayTraceParams, options?: CallOptions) => Promise<ReplayTraceResult>;
     /**

@@ -53,7 +53,7 @@ export function maskParams(params: Record<string, unknown>): Record<string, unkn
 }
 
 /** The password of a URL's userinfo, in a text (user:password@). */
-const URL_PASSWORD = /(\/\/[^\s/:@]+:)[^\s/@]+@/g;
+export const URL_PASSWORD = /(\/\/[^\s/:@]+:)[^\s/@]+@/g;
 
 /** A URL with its userinfo password replaced (a page.goto to https://user:pass@host/). */
 function withoutPassword(url: string): string {

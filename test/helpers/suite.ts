@@ -11,6 +11,11 @@ export interface ServiceSuite {
   readonly fixture: FixtureServer;
   /** Opens a session on a page of the fixture app (waiting for load) and returns its id. */
   open(path: string): Promise<string>;
+  /**
+   * A session recorded for replay (session.create replay: true) in which an agent went to /form,
+   * filled #name with Ada and clicked #greet: three actions with a picture each. Returns its id.
+   */
+  recordForm(): Promise<string>;
 }
 
 /** Registers beforeAll/afterAll for a fixture app and a service with these config overrides. */
@@ -41,6 +46,15 @@ export function useServiceSuite(overrides: Parameters<typeof startTestService>[0
       const url = `${started(fixture, 'fixture app').url}${path}`;
       const { session_id } = await running.call<{ session_id: string }>('session.create', {});
       await running.call('page.goto', { session_id, url, waitUntil: 'load' });
+      return session_id;
+    },
+    async recordForm() {
+      const running = started(service, 'service');
+      const url = `${started(fixture, 'fixture app').url}/form`;
+      const { session_id } = await running.call<{ session_id: string }>('session.create', { replay: true });
+      await running.call('page.goto', { session_id, url, waitUntil: 'load' });
+      await running.call('page.fill', { session_id, selector: '#name', value: 'Ada' });
+      await running.call('page.click', { session_id, selector: '#greet' });
       return session_id;
     },
   };

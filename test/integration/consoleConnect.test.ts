@@ -11,7 +11,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { expect as pw } from '@playwright/test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchDriverBrowser } from '../helpers/driverBrowser.js';
+import { launchDriverBrowser, openConsole } from '../helpers/driverBrowser.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY } from '../helpers/testService.js';
 
@@ -38,16 +38,10 @@ let origin: string;
 
 beforeAll(async () => {
   browser = await launchDriverBrowser();
-  context = await browser.newContext({
-    viewport: { width: 1440, height: 1000 },
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
-  page = await context.newPage();
   origin = suite.service.url;
-  await page.goto(`${origin}/ui/`);
-  await page.locator('#key-input').fill(TEST_API_KEY);
-  await page.locator('#key-form button[type=submit]').click();
-  await page.locator('#console').waitFor({ state: 'visible' });
+  ({ context, page } = await openConsole(browser, origin, {
+    permissions: ['clipboard-read', 'clipboard-write'],
+  }));
 });
 afterAll(async () => {
   await context?.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { launchDriverBrowser } from '../helpers/driverBrowser.js';
+import { launchDriverBrowser, openConsole } from '../helpers/driverBrowser.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY } from '../helpers/testService.js';
 
@@ -32,21 +32,10 @@ let plain: string;
 
 beforeAll(async () => {
   browser = await launchDriverBrowser();
-  const created = await suite.service.call<{ session_id: string }>('session.create', { replay: true });
-  recorded = created.session_id;
-  const call = (method: string, params: Record<string, unknown>) =>
-    suite.service.call(method, { session_id: recorded, ...params });
-  await call('page.goto', { url: `${suite.fixture.url}/form`, waitUntil: 'load' });
-  await call('page.fill', { selector: '#name', value: 'Ada' });
-  await call('page.click', { selector: '#greet' });
+  recorded = await suite.recordForm();
   plain = await suite.open('/form');
   await suite.service.call('page.click', { session_id: plain, selector: '#greet' });
-  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-  page = await context.newPage();
-  await page.goto(`${suite.service.url}/ui/`);
-  await page.locator('#key-input').fill(TEST_API_KEY);
-  await page.locator('#key-form button[type=submit]').click();
-  await page.locator('#console').waitFor({ state: 'visible' });
+  ({ context, page } = await openConsole(browser, suite.service.url));
 });
 afterAll(async () => {
   await context?.close();

@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchDriverBrowser } from '../helpers/driverBrowser.js';
+import { launchDriverBrowser, openConsole } from '../helpers/driverBrowser.js';
 import { useServiceSuite } from '../helpers/suite.js';
-import { TEST_API_KEY } from '../helpers/testService.js';
 
 /** How long a row may take to appear: the stream pushes at once, this only bounds a slow machine. */
 const ROW_TIMEOUT_MS = 15_000;
@@ -40,12 +39,7 @@ beforeAll(async () => {
   });
   if (failed.error === undefined) throw new Error('the click on a missing element succeeded');
   failedCode = failed.error.code;
-  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-  page = await context.newPage();
-  await page.goto(`${suite.service.url}/ui/`);
-  await page.locator('#key-input').fill(TEST_API_KEY);
-  await page.locator('#key-form button[type=submit]').click();
-  await page.locator('#console').waitFor({ state: 'visible' });
+  ({ context, page } = await openConsole(browser, suite.service.url));
 });
 afterAll(async () => {
   await context?.close();

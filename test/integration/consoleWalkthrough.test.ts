@@ -11,10 +11,10 @@ import { expect as pw } from '@playwright/test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlaywrightSpec } from '../helpers/playwrightSpec.js';
-import { launchDriverBrowser } from '../helpers/driverBrowser.js';
+import { launchDriverBrowser, openConsole } from '../helpers/driverBrowser.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
-import { TEST_API_KEY, waitFor } from '../helpers/testService.js';
+import { waitFor } from '../helpers/testService.js';
 
 /** How long a row, a frame or a picture may take to show: the service pushes at once; a slow machine. */
 const SHOW_TIMEOUT_MS = 20_000;
@@ -32,12 +32,7 @@ let agent: string;
 
 beforeAll(async () => {
   browser = await launchDriverBrowser();
-  context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, acceptDownloads: true });
-  page = await context.newPage();
-  await page.goto(`${suite.service.url}/ui/`);
-  await page.locator('#key-input').fill(TEST_API_KEY);
-  await page.locator('#key-form button[type=submit]').click();
-  await page.locator('#console').waitFor({ state: 'visible' });
+  ({ context, page } = await openConsole(browser, suite.service.url, { acceptDownloads: true }));
 });
 afterAll(async () => {
   await context?.close();

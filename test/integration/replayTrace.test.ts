@@ -15,6 +15,7 @@ import { launchDriverBrowser } from '../helpers/driverBrowser.js';
 import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY } from '../helpers/testService.js';
+import { unzip } from '../helpers/unzip.js';
 
 const OTHER_KEY = 'replay-trace-other-key-0123456789';
 const suite = useServiceSuite({ API_KEY: `${TEST_API_KEY},${OTHER_KEY}`, REPLAY_KEEP_MS: '120000' });
@@ -156,5 +157,29 @@ describe('replay.trace', () => {
     expect(trace.actions).toBe(2);
     expect(trace.pictures).toBe(0);
     expect(trace.dropped).toBe(0);
+  });
+
+  it('writes a typed secret the page echoed as its name, after the session closed too', async () => {
+    const secret = 'hunter2-trace-secret';
+    const { session_id: s } = await suite.service.call<{ session_id: string }>('session.create', {
+      secrets: { TOKEN: secret },
+    });
+    // The secret in a URL: the request, the navigation and the goto's own url all hold it.
+    await suite.service.call('page.goto', {
+      session_id: s,
+      url: `${suite.fixture.url}/snapshot?token=${secret}`,
+    });
+    const read = async (): Promise<string> => {
+      const trace = await suite.service.call<ReplayTraceResult>('replay.trace', { session_id: s });
+      const files = unzip(Buffer.from(trace.base64, 'base64'));
+      return `${files.get('trace.trace')?.toString() ?? ''}${files.get('trace.network')?.toString() ?? ''}`;
+    };
+    const open = await read();
+    expect(open).toContain('token=<secret:TOKEN>');
+    expect(open).not.toContain(secret);
+    await suite.service.call('session.close', { session_id: s });
+    const closed = await read();
+    expect(closed).toContain('token=<secret:TOKEN>');
+    expect(closed).not.toContain(secret);
   });
 });

@@ -1,7 +1,7 @@
 // replay.video: a closed session's replay pictures become a WebM video that a real Chromium plays,
 // through the ffmpeg FFMPEG_PATH names. The path is a script this test writes, so one service sees
 // each case: no file there (-32005, the trace named instead), an ffmpeg that fails (-32000 with its
-// error), a second video asked while one encodes (-32003 with retryAfterMs), and the real ffmpeg.
+// error) or writes nothing (-32000), a second video asked while one encodes (-32003 with retryAfterMs), and the real ffmpeg.
 // A session without replay pictures is -32602, another key's is -32010.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,15 +45,8 @@ function script(body: string): void {
 
 /** A closed session of the fixture app with replay pictures after a goto, a fill and a click. */
 async function recordedSession(): Promise<string> {
-  const { session_id: s } = await suite.service.call<{ session_id: string }>('session.create', {
-    replay: true,
-  });
-  const call = (method: string, params: Record<string, unknown>) =>
-    suite.service.call(method, { session_id: s, ...params });
-  await call('page.goto', { url: `${suite.fixture.url}/form`, waitUntil: 'load' });
-  await call('page.fill', { selector: '#name', value: 'Ada' });
-  await call('page.click', { selector: '#greet' });
-  await call('session.close', {});
+  const s = await suite.recordForm();
+  await suite.service.call('session.close', { session_id: s });
   return s;
 }
 
@@ -71,6 +64,12 @@ describe('replay.video', () => {
     const failed = await suite.service.rpc('replay.video', { session_id: s });
     expect(failed.error?.code).toBe(-32000);
     expect(failed.error?.message).toContain('Unknown encoder libvpx');
+
+    // A program that ends well without writing the video (FFMPEG_PATH naming something else).
+    script('exit 0');
+    const silent = await suite.service.rpc('replay.video', { session_id: s });
+    expect(silent.error?.code).toBe(-32000);
+    expect(silent.error?.message).toContain('without writing a video');
 
     const plain = await suite.open('/form');
     await suite.service.call('page.click', { session_id: plain, selector: '#greet' });

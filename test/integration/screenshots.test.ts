@@ -3,7 +3,7 @@
 // the refusals: fullPage with an element or a clip, a clip off the viewport, an image over
 // MAX_SCREENSHOT_BYTES.
 import { describe, expect, it } from 'vitest';
-import { imageSize } from '../../src/methods/page/imageSize.js';
+import { imageSize } from '../../src/browser/artifacts/imageSize.js';
 import {
   DOWNSCALE_LONG_SIDE_PX,
   MAX_SCREENSHOT_SIDE_PX,

@@ -1,6 +1,7 @@
 // The pixel size of a PNG or JPEG from its header.
 import { describe, expect, it } from 'vitest';
-import { imageSize } from '../../src/methods/page/imageSize.js';
+import { imageSize } from '../../src/browser/artifacts/imageSize.js';
+import { jpegHeader } from '../helpers/imageHeaders.js';
 
 /** A PNG signature and IHDR chunk of width × height (no image data: only the header is read). */
 function pngHeader(width: number, height: number): Buffer {
@@ -10,27 +11,6 @@ function pngHeader(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(width, 8);
   ihdr.writeUInt32BE(height, 12);
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr]);
-}
-
-/** SOI, an APP0 segment, fill bytes, then a baseline SOF0 of width × height. */
-function jpegHeader(width: number, height: number): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x06, 0x4a, 0x46, 0x49, 0x46]);
-  const sof = Buffer.from([
-    0xff,
-    0xc0,
-    0x00,
-    0x0b,
-    0x08,
-    height >> 8,
-    height & 0xff,
-    width >> 8,
-    width & 0xff,
-    0x01,
-    0x01,
-    0x11,
-    0x00,
-  ]);
-  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, Buffer.from([0xff]), sof]);
 }
 
 describe('imageSize', () => {

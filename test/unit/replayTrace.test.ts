@@ -1,60 +1,20 @@
-// The trace replay.trace writes: a zip whose entries read back (deflated and stored), a JPEG's size
-// from its header, and the events a session's log becomes (actions with their duration and error,
+// The trace replay.trace writes: a zip whose entries read back (deflated and stored), and the events a session's log becomes (actions with their duration and error,
 // a picture as a screencast frame and an After snapshot, console, page errors, requests).
-import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { jpegSize, replayTrace } from '../../src/browser/artifacts/replayTrace.js';
+import { replayTrace } from '../../src/browser/artifacts/replayTrace.js';
 import { ReplayPictures } from '../../src/browser/artifacts/replayPictures.js';
 import { zipOf } from '../../src/browser/artifacts/zipFile.js';
 import type { LogEvent } from '../../src/browser/events/sessionLog.js';
-
-/** The entries of a zip, read by their local headers (what the writer puts first). */
-function unzip(zip: Buffer): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  let at = 0;
-  while (zip.readUInt32LE(at) === 0x04034b50) {
-    const method = zip.readUInt16LE(at + 8);
-    const compressed = zip.readUInt32LE(at + 18);
-    const nameLength = zip.readUInt16LE(at + 26);
-    const name = zip.subarray(at + 30, at + 30 + nameLength).toString('utf8');
-    const body = zip.subarray(at + 30 + nameLength, at + 30 + nameLength + compressed);
-    files.set(name, method === 8 ? inflateRawSync(body) : Buffer.from(body));
-    at += 30 + nameLength + compressed;
-  }
-  // The central directory's end record counts them all.
-  expect(zip.readUInt32LE(zip.length - 22)).toBe(0x06054b50);
-  expect(zip.readUInt16LE(zip.length - 12)).toBe(files.size);
-  return files;
-}
-
-/** A JPEG header of the given size: SOI, an APP0 segment, then a baseline frame header. */
-function jpegOf(width: number, height: number): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x04, 0x00, 0x00]);
-  const sof = Buffer.from([
-    0xff,
-    0xc0,
-    0x00,
-    0x0b,
-    0x08,
-    height >> 8,
-    height & 255,
-    width >> 8,
-    width & 255,
-    1,
-    1,
-    0x11,
-    0,
-  ]);
-  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof, Buffer.from([0xff, 0xd9])]);
-}
+import { jpegHeader } from '../helpers/imageHeaders.js';
+import { unzip } from '../helpers/unzip.js';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 6, 0, 0, ms)).toISOString();
 const entry = (fields: Record<string, string | number | boolean>): LogEvent => fields as unknown as LogEvent;
 
 describe('zipOf', () => {
-  it('writes entries that read back, deflated or stored, with UTF-8 names', () => {
+  it('writes entries that read back, deflated or stored, with UTF-8 names', async () => {
     const text = Buffer.from('line\n'.repeat(500));
-    const zip = zipOf([
+    const zip = await zipOf([
       { name: 'trace.trace', data: text },
       { name: 'resources/é.bin', data: Buffer.from([1, 2, 3]), stored: true },
       { name: 'empty', data: Buffer.alloc(0) },
@@ -68,18 +28,10 @@ describe('zipOf', () => {
   });
 });
 
-describe('jpegSize', () => {
-  it('reads the frame header past other segments; not a JPEG has no size', () => {
-    expect(jpegSize(jpegOf(1280, 800))).toEqual({ width: 1280, height: 800 });
-    expect(jpegSize(Buffer.from('not a jpeg at all'))).toBeUndefined();
-    expect(jpegSize(Buffer.alloc(0))).toBeUndefined();
-  });
-});
-
 describe('replayTrace', () => {
-  it('turns a session log into a version 8 trace with its actions, picture, console, errors and requests', () => {
+  it('turns a session log into a version 8 trace with its actions, picture, console, errors and requests', async () => {
     const pictures = new ReplayPictures(1_000_000);
-    const picture = jpegOf(640, 400);
+    const picture = jpegHeader(640, 400);
     pictures.keep(4, picture);
     const log = [
       entry({
@@ -140,7 +92,7 @@ describe('replayTrace', () => {
         ok: true,
       }),
     ];
-    const trace = replayTrace('s_x', log, pictures);
+    const trace = await replayTrace('s_x', log, pictures);
     expect(trace).toMatchObject({ actions: 3, pictures: 1, requests: 2 });
     const files = unzip(trace.zip);
     const events = (files.get('trace.trace')?.toString() ?? '')
@@ -190,10 +142,10 @@ describe('replayTrace', () => {
     ]);
   });
 
-  it('an empty log is a trace of nothing; the same picture twice is stored once', () => {
-    expect(replayTrace('s_x', [], undefined)).toMatchObject({ actions: 0, pictures: 0, requests: 0 });
+  it('an empty log is a trace of nothing; the same picture twice is stored once', async () => {
+    expect(await replayTrace('s_x', [], undefined)).toMatchObject({ actions: 0, pictures: 0, requests: 0 });
     const pictures = new ReplayPictures(1_000_000);
-    const picture = jpegOf(10, 10);
+    const picture = jpegHeader(10, 10);
     pictures.keep(1, picture);
     pictures.keep(2, picture);
     const calls = [1, 2].map((seq) =>
@@ -208,8 +160,34 @@ describe('replayTrace', () => {
         picture: true,
       }),
     );
-    const trace = replayTrace('s_x', calls, pictures);
+    const trace = await replayTrace('s_x', calls, pictures);
     expect(trace.pictures).toBe(2);
     expect([...unzip(trace.zip).keys()].filter((n) => n.startsWith('resources/'))).toHaveLength(1);
+  });
+
+  it('refuses a trace past its byte cap, and builds one at a time', async () => {
+    const big = [
+      entry({
+        seq: 1,
+        kind: 'console',
+        timestamp: at(0),
+        level: 'log',
+        text: 'x'.repeat(4000),
+        page_id: 'p1',
+      }),
+    ];
+    await expect(replayTrace('s_x', big, undefined, 1000)).rejects.toMatchObject({
+      errorName: 'LIMIT_REACHED',
+      data: { limit: 'MAX_TRACE_EXPORT_BYTES', max: 1000 },
+    });
+    // Two at once: the second is refused with a retry hint, the first completes.
+    const first = replayTrace('s_x', big, undefined);
+    await expect(replayTrace('s_x', big, undefined)).rejects.toMatchObject({
+      errorName: 'LIMIT_REACHED',
+      data: { retryAfterMs: expect.any(Number) as number },
+    });
+    expect((await first).zip.length).toBeGreaterThan(0);
+    // … and the slot is free again after it.
+    expect((await replayTrace('s_x', big, undefined)).zip.length).toBeGreaterThan(0);
   });
 });

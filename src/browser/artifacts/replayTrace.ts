@@ -6,12 +6,24 @@
 // can be exported as long as the service keeps its record, and a session that never traced has one.
 // The trace format is Playwright's version 8, which every later viewer reads (it upgrades it).
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ServiceError } from '../../errors/serviceError.js';
+import { ExportSlot } from './exportSlot.js';
 import type { LogEvent } from '../events/sessionLog.js';
+import { imageSize } from './imageSize.js';
 import type { ReplayPictures } from './replayPictures.js';
 import { zipOf, type ZipEntry } from './zipFile.js';
 
 /** The trace format written: 8, read by Playwright 1.50 and every viewer after it. */
 export const TRACE_FORMAT_VERSION = 8;
+/**
+ * The most a trace holds before compression. At the default caps (1000 log entries of at most 4000
+ * characters a field, 8 MiB of pictures, each also inline in its After view) a trace stays under
+ * about 60 MiB; larger MAX_SESSION_EVENTS or MAX_REPLAY_BYTES could pass this, and are refused.
+ */
+export const MAX_TRACE_EXPORT_BYTES = 96 * 1024 * 1024;
+/** Log entries turned into trace events between two turns of the event loop. */
+const ENTRIES_PER_TURN = 50;
 
 /** The fields of an action entry that are its call, not facts of its report. */
 const CALL_FIELDS = new Set([
@@ -38,21 +50,6 @@ export interface ReplayTrace {
   pictures: number;
   /** Requests in its network tab. */
   requests: number;
-}
-
-/** Width and height of a baseline or progressive JPEG, read from its frame header. */
-export function jpegSize(data: Buffer): { width: number; height: number } | undefined {
-  let at = 2;
-  while (at + 9 < data.length) {
-    if (data[at] !== 0xff) return undefined;
-    const marker = data[at + 1] ?? 0;
-    const length = data.readUInt16BE(at + 2);
-    // SOF0 … SOF15, except DHT (C4), JPG (C8) and DAC (CC), which share the range.
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-      return { height: data.readUInt16BE(at + 5), width: data.readUInt16BE(at + 7) };
-    at += 2 + length;
-  }
-  return undefined;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -109,12 +106,30 @@ function pictureSnapshot(
   };
 }
 
-/** The trace of a session's log entries (oldest first) and replay pictures. */
+/** When a second trace is asked for while one is built: try again after about this long. */
+const BUSY_RETRY_MS = 2_000;
+const builds = new ExportSlot('trace export', BUSY_RETRY_MS);
+
+/**
+ * The trace of a session's log entries (oldest first) and replay pictures. It is built a few
+ * entries a turn and compressed off the event loop, one at a time for the service, so the calls of
+ * other sessions go on meanwhile; past MAX_TRACE_EXPORT_BYTES it is refused with LIMIT_REACHED.
+ */
 export function replayTrace(
   sessionId: string,
   entries: readonly LogEvent[],
   pictures: ReplayPictures | undefined,
-): ReplayTrace {
+  maxBytes = MAX_TRACE_EXPORT_BYTES,
+): Promise<ReplayTrace> {
+  return builds.run(() => buildTrace(sessionId, entries, pictures, maxBytes));
+}
+
+async function buildTrace(
+  sessionId: string,
+  entries: readonly LogEvent[],
+  pictures: ReplayPictures | undefined,
+  maxBytes: number,
+): Promise<ReplayTrace> {
   const times = entries.map((e) => Date.parse(e.timestamp));
   // Trace times are milliseconds from the trace's start; an action started durationMs before it was logged.
   const firstAction = entries.find((e) => e.kind === 'action');
@@ -125,9 +140,26 @@ export function replayTrace(
       : Date.parse(firstAction.timestamp) - Number(firstAction.durationMs ?? 0),
   );
   const pageOf = (entry: LogEvent): string => `page@${text(entry.page_id) ?? 'main'}`;
-  const events: unknown[] = [];
-  const network: unknown[] = [];
+  /** The trace's lines as JSON text, and its bytes so far (lines and pictures). */
+  const events: string[] = [];
+  const network: string[] = [];
   const resources: ZipEntry[] = [];
+  const stored = new Set<string>();
+  let bytes = 0;
+  const count = (added: number): void => {
+    bytes += added;
+    if (bytes > maxBytes)
+      throw new ServiceError(
+        'LIMIT_REACHED',
+        `The trace would pass ${maxBytes} bytes: this session's log and pictures are too large to export as one trace.`,
+        { limit: 'MAX_TRACE_EXPORT_BYTES', max: maxBytes },
+      );
+  };
+  const emit = (into: string[], item: unknown): void => {
+    const line = `${JSON.stringify(item)}\n`;
+    count(line.length);
+    into.push(line);
+  };
   const requests = new Map<string, { entry: LogEvent; time: number }>();
   /** Each page's URL as its navigations left it, for the address bar of a call's picture. */
   const urls = new Map<string, string>();
@@ -174,7 +206,8 @@ export function replayTrace(
     };
   };
 
-  entries.forEach((entry, i) => {
+  for (const [i, entry] of entries.entries()) {
+    if (i > 0 && i % ENTRIES_PER_TURN === 0) await nextTurn();
     const time = (times[i] ?? base) - base;
     switch (entry.kind) {
       case 'action': {
@@ -184,7 +217,7 @@ export function replayTrace(
         const method = text(entry.method) ?? 'call';
         const result: Record<string, unknown> = {};
         for (const [name, value] of Object.entries(entry)) if (!CALL_FIELDS.has(name)) result[name] = value;
-        events.push({
+        emit(events, {
           type: 'before',
           callId,
           stepId: callId,
@@ -196,8 +229,8 @@ export function replayTrace(
           pageId: pageOf(entry),
         });
         const picture = entry.picture === true ? pictures?.get(entry.seq) : undefined;
-        const size = picture === undefined ? undefined : jpegSize(picture);
-        events.push({
+        const size = picture === undefined ? undefined : imageSize(picture);
+        emit(events, {
           type: 'after',
           callId,
           endTime: time,
@@ -210,11 +243,14 @@ export function replayTrace(
           viewport ??= size;
           const sha1 = `${createHash('sha1').update(picture).digest('hex')}.jpeg`;
           // A page that did not change between calls gives the same picture: stored once.
-          if (!resources.some((r) => r.name === `resources/${sha1}`))
+          if (!stored.has(sha1)) {
+            stored.add(sha1);
+            count(picture.length);
             resources.push({ name: `resources/${sha1}`, data: picture, stored: true });
-          events.push({ type: 'screencast-frame', pageId: pageOf(entry), sha1, ...size, timestamp: time });
+          }
+          emit(events, { type: 'screencast-frame', pageId: pageOf(entry), sha1, ...size, timestamp: time });
           const url = text(entry.url) ?? urls.get(pageOf(entry));
-          events.push(pictureSnapshot(callId, pageOf(entry), picture, size, time, url));
+          emit(events, pictureSnapshot(callId, pageOf(entry), picture, size, time, url));
           frames += 1;
         }
         break;
@@ -225,7 +261,7 @@ export function replayTrace(
         break;
       }
       case 'console':
-        events.push({
+        emit(events, {
           type: 'console',
           time,
           pageId: pageOf(entry),
@@ -237,7 +273,7 @@ export function replayTrace(
         break;
       case 'pageerror':
       case 'crash':
-        events.push({
+        emit(events, {
           type: 'event',
           time,
           class: 'BrowserContext',
@@ -265,7 +301,8 @@ export function replayTrace(
         const request = id === undefined ? undefined : requests.get(id);
         if (id === undefined || request === undefined) break;
         requests.delete(id);
-        network.push(
+        emit(
+          network,
           entry.kind === 'response'
             ? harEntry(request.entry, request.time, entry)
             : harEntry(request.entry, request.time, undefined, entry),
@@ -275,9 +312,9 @@ export function replayTrace(
       default:
         break;
     }
-  });
+  }
   // Requests the log saw start but not end (still loading when the session closed).
-  for (const { entry, time } of requests.values()) network.push(harEntry(entry, time));
+  for (const { entry, time } of requests.values()) emit(network, harEntry(entry, time));
 
   const header = {
     version: TRACE_FORMAT_VERSION,
@@ -292,11 +329,9 @@ export function replayTrace(
     options: viewport === undefined ? {} : { viewport },
     contextId: sessionId,
   };
-  const lines = (items: unknown[]): Buffer =>
-    Buffer.from(items.map((item) => `${JSON.stringify(item)}\n`).join(''), 'utf8');
-  const zip = zipOf([
-    { name: 'trace.trace', data: lines([header, ...events]) },
-    { name: 'trace.network', data: lines(network) },
+  const zip = await zipOf([
+    { name: 'trace.trace', data: Buffer.from(`${JSON.stringify(header)}\n${events.join('')}`, 'utf8') },
+    { name: 'trace.network', data: Buffer.from(network.join(''), 'utf8') },
     ...resources,
   ]);
   return { zip, actions, pictures: frames, requests: network.length };

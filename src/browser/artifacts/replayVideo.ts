@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ServiceError } from '../../errors/serviceError.js';
-import { jpegSize } from './replayTrace.js';
+import { ExportSlot } from './exportSlot.js';
+import { imageSize } from './imageSize.js';
 
 /** The shortest a picture shows: a step of a fast agent stays long enough to be seen. */
 export const VIDEO_MIN_FRAME_MS = 500;
@@ -23,6 +24,10 @@ export const VIDEO_ENCODE_TIMEOUT_MS = 120_000;
 export const MAX_VIDEO_BYTES = 64 * 1024 * 1024;
 /** When a second video is asked for while one encodes: try again after about this long. */
 const BUSY_RETRY_MS = 5_000;
+/** ffmpeg's error output kept for the answer: its first lines say what went wrong. */
+const MAX_FFMPEG_ERROR_CHARS = 2_000;
+/** The smallest side a VP8 frame may have. */
+const MIN_SIDE = 2;
 
 /** One picture of the video and when its call ended (ms since the epoch). */
 export interface VideoFrame {
@@ -62,109 +67,141 @@ export function frameDurations(frames: readonly VideoFrame[]): number[] {
   });
 }
 
-let encoding = false;
+const encodes = new ExportSlot('replay video', BUSY_RETRY_MS);
 
-/** The frames as a WebM video, encoded by the ffmpeg at `ffmpeg`. */
-export async function encodeReplayVideo(ffmpeg: string, frames: readonly VideoFrame[]): Promise<ReplayVideo> {
-  const size = frames.map((f) => jpegSize(f.picture)).find((s) => s !== undefined);
-  if (size === undefined) throw new Error('no replay picture could be read');
-  if (encoding)
-    throw new ServiceError(
-      'LIMIT_REACHED',
-      'Another replay video is being encoded on this service (one at a time): try again shortly.',
-      { limit: 'replay video encodes', max: 1, retryAfterMs: BUSY_RETRY_MS },
-    );
-  encoding = true;
-  const dir = await mkdtemp(join(tmpdir(), 'pwj-video-'));
-  try {
-    const durations = frameDurations(frames);
-    const list: string[] = [];
-    for (const [i, frame] of frames.entries()) {
-      const name = `${String(i).padStart(5, '0')}.jpg`;
-      await writeFile(join(dir, name), frame.picture);
-      list.push(`file '${name}'`, `duration ${((durations[i] ?? VIDEO_MIN_FRAME_MS) / 1000).toFixed(3)}`);
-    }
-    // The concat demuxer takes the last duration only with the last file listed once more.
-    list.push(list[list.length - 2] ?? '');
-    await writeFile(join(dir, 'frames.txt'), `${list.join('\n')}\n`);
-    // VP8 needs even sides; every picture is fitted into the first one's size, centred.
-    const width = size.width - (size.width % 2);
-    const height = size.height - (size.height % 2);
-    const out = join(dir, 'out.webm');
-    await run(ffmpeg, [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-nostdin',
-      '-f',
-      'concat',
-      '-safe',
-      '0',
-      '-i',
-      join(dir, 'frames.txt'),
-      '-vf',
-      `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2:color=white,format=yuv420p`,
-      '-r',
-      String(VIDEO_FPS),
-      '-c:v',
-      'libvpx',
-      '-deadline',
-      'realtime',
-      '-cpu-used',
-      '8',
-      '-b:v',
-      '1M',
-      '-threads',
-      '1',
-      '-fs',
-      String(MAX_VIDEO_BYTES),
-      '-an',
-      '-y',
-      out,
-    ]);
-    const webm = await readFile(out);
-    if (webm.length >= MAX_VIDEO_BYTES)
-      throw new ServiceError(
-        'LIMIT_REACHED',
-        `The video reached ${MAX_VIDEO_BYTES} bytes and was cut: export the trace (replay.trace) instead.`,
-        { limit: 'MAX_VIDEO_BYTES', max: MAX_VIDEO_BYTES },
+/** The frames as a WebM video, encoded by the ffmpeg at `ffmpeg`; `signal` ends it when the caller goes. */
+export async function encodeReplayVideo(
+  ffmpeg: string,
+  frames: readonly VideoFrame[],
+  signal?: AbortSignal,
+): Promise<ReplayVideo> {
+  const size = frames.map((f) => imageSize(f.picture)).find((s) => s !== undefined);
+  if (size === undefined)
+    throw new ServiceError('ACTION_FAILED', 'No replay picture of the session could be read.');
+  return encodes.run(async () => {
+    let dir: string | undefined;
+    try {
+      dir = await mkdtemp(join(tmpdir(), 'pwj-video-'));
+      const durations = frameDurations(frames);
+      const list: string[] = [];
+      for (const [i, frame] of frames.entries()) {
+        const name = `${String(i).padStart(5, '0')}.jpg`;
+        await writeFile(join(dir, name), frame.picture);
+        list.push(`file '${name}'`, `duration ${((durations[i] ?? VIDEO_MIN_FRAME_MS) / 1000).toFixed(3)}`);
+      }
+      // The concat demuxer takes the last duration only with the last file listed once more.
+      list.push(list[list.length - 2] ?? '');
+      await writeFile(join(dir, 'frames.txt'), `${list.join('\n')}\n`);
+      // VP8 needs even sides; every picture is fitted into the first one's size, centred.
+      const width = Math.max(MIN_SIDE, size.width - (size.width % 2));
+      const height = Math.max(MIN_SIDE, size.height - (size.height % 2));
+      const out = join(dir, 'out.webm');
+      await run(
+        ffmpeg,
+        [
+          '-hide_banner',
+          '-loglevel',
+          'error',
+          '-nostdin',
+          '-f',
+          'concat',
+          '-i',
+          join(dir, 'frames.txt'),
+          '-vf',
+          `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2:color=white,format=yuv420p`,
+          '-r',
+          String(VIDEO_FPS),
+          '-c:v',
+          'libvpx',
+          '-deadline',
+          'realtime',
+          '-cpu-used',
+          '8',
+          '-b:v',
+          '1M',
+          '-threads',
+          '1',
+          '-fs',
+          String(MAX_VIDEO_BYTES),
+          '-an',
+          '-y',
+          out,
+        ],
+        signal,
       );
-    return { webm, frames: frames.length, durationMs: durations.reduce((sum, d) => sum + d, 0) };
-  } finally {
-    encoding = false;
-    await rm(dir, { recursive: true, force: true });
-  }
+      const webm = await readFile(out).catch((error: unknown) => {
+        throw new ServiceError(
+          'ACTION_FAILED',
+          `ffmpeg ended without writing a video (${error instanceof Error ? error.message : String(error)}): is FFMPEG_PATH an ffmpeg?`,
+        );
+      });
+      if (webm.length >= MAX_VIDEO_BYTES)
+        throw new ServiceError(
+          'LIMIT_REACHED',
+          `The video reached ${MAX_VIDEO_BYTES} bytes and was cut: export the trace (replay.trace) instead.`,
+          { limit: 'MAX_VIDEO_BYTES', max: MAX_VIDEO_BYTES },
+        );
+      return { webm, frames: frames.length, durationMs: durations.reduce((sum, d) => sum + d, 0) };
+    } finally {
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    }
+  });
 }
 
-/** Runs ffmpeg to its end within VIDEO_ENCODE_TIMEOUT_MS; its error output is the error. */
-function run(ffmpeg: string, args: string[]): Promise<void> {
+/**
+ * Runs ffmpeg to its end within VIDEO_ENCODE_TIMEOUT_MS, killed when `signal` aborts (the caller
+ * went); its error output is the error. It gets only PATH of the service's environment.
+ */
+function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr.on('data', (d: Buffer) => {
-      // Only its first lines say what went wrong; the rest is not kept.
-      if (errors.length < 2_000) errors += d.toString();
+    if (signal?.aborted === true) {
+      reject(new ServiceError('ACTION_FAILED', 'The caller went before the video was encoded.'));
+      return;
+    }
+    const child = spawn(ffmpeg, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
     });
-    const timer = setTimeout(() => {
+    let errors = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
+      if (errors.length < MAX_FFMPEG_ERROR_CHARS) errors = (errors + d).slice(0, MAX_FFMPEG_ERROR_CHARS);
+    });
+    let stopped: ServiceError | undefined;
+    const stop = (why: ServiceError) => {
+      stopped ??= why;
       child.kill('SIGKILL');
-      reject(
-        new ServiceError('TIMEOUT', `Encoding the replay video ran past ${VIDEO_ENCODE_TIMEOUT_MS} ms.`, {
-          timeoutMs: VIDEO_ENCODE_TIMEOUT_MS,
-        }),
-      );
-    }, VIDEO_ENCODE_TIMEOUT_MS);
-    child.once('error', (error) => {
+    };
+    const timer = setTimeout(
+      () =>
+        stop(
+          new ServiceError('TIMEOUT', `Encoding the replay video ran past ${VIDEO_ENCODE_TIMEOUT_MS} ms.`, {
+            timeoutMs: VIDEO_ENCODE_TIMEOUT_MS,
+          }),
+        ),
+      VIDEO_ENCODE_TIMEOUT_MS,
+    );
+    const onAbort = () =>
+      stop(new ServiceError('ACTION_FAILED', 'The caller went before the video was encoded.'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (error) => {
+      settle();
       reject(new ServiceError('ACTION_FAILED', `ffmpeg could not be started: ${error.message}`));
     });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
+    // 'close', not 'exit': its error output has been read to the end by then.
+    child.once('close', (code, sig) => {
+      settle();
+      if (stopped !== undefined) reject(stopped);
+      else if (code === 0) resolve();
       else
         reject(
           new ServiceError(
             'ACTION_FAILED',
-            `ffmpeg could not encode the video (it ended with ${code ?? signal}): ${errors.trim().slice(0, 500)}`,
+            `ffmpeg could not encode the video (it ended with ${code ?? sig}): ${errors.trim().slice(0, 500)}`,
           ),
         );
     });

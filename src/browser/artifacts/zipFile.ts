@@ -1,7 +1,11 @@
 // A zip archive written in memory: what a Playwright trace is (trace.trace, trace.network and the
-// resources/ it names). Entries are deflated (pictures already compressed are stored), with the
-// CRC-32 of zlib; no ZIP64, so an archive stays under 4 GiB (the callers' caps keep it far below).
-import { crc32, deflateRawSync } from 'node:zlib';
+// resources/ it names). Entries are deflated on zlib's thread pool, off the event loop (pictures
+// already compressed are stored), with the CRC-32 of zlib; no ZIP64, so an archive stays under
+// 4 GiB and 65535 entries (the callers' caps keep it far below).
+import { promisify } from 'node:util';
+import { crc32, deflateRaw } from 'node:zlib';
+
+const deflate = promisify(deflateRaw);
 
 export interface ZipEntry {
   name: string;
@@ -18,14 +22,14 @@ const MAX_ZIP32_ENTRIES = 0xffff;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 
 /** The archive of `entries`, in their order. */
-export function zipOf(entries: readonly ZipEntry[]): Buffer {
-  if (entries.length > MAX_ZIP32_ENTRIES) throw new RangeError('a zip of over 65535 entries needs ZIP64');
+export async function zipOf(entries: readonly ZipEntry[]): Promise<Buffer> {
+  if (entries.length >= MAX_ZIP32_ENTRIES) throw new RangeError('a zip of over 65535 entries needs ZIP64');
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
-    const body = entry.stored === true ? entry.data : deflateRawSync(entry.data);
+    const body = entry.stored === true ? entry.data : await deflate(entry.data);
     const fields = {
       method: entry.stored === true ? 0 : 8,
       crc: crc32(entry.data),
@@ -61,7 +65,7 @@ export function zipOf(entries: readonly ZipEntry[]): Buffer {
     parts.push(local, name, body);
     central.push(header, name);
     offset += local.length + name.length + body.length;
-    if (offset > ZIP32_LIMIT) throw new RangeError('a zip over 4 GiB needs ZIP64');
+    if (offset >= ZIP32_LIMIT) throw new RangeError('a zip over 4 GiB needs ZIP64');
   }
   const centralBytes = central.reduce((sum, b) => sum + b.length, 0);
   const end = Buffer.alloc(22);

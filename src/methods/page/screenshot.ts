@@ -8,7 +8,7 @@ import type { Session } from '../../browser/session/session.js';
 import { DeadlineError, withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
-import { imageSize } from './imageSize.js';
+import { imageSize } from '../../browser/artifacts/imageSize.js';
 import {
   MAX_VIEWPORT_HEIGHT_PX,
   MAX_VIEWPORT_WIDTH_PX,

@@ -5,11 +5,15 @@
 // replay.trace: the same timeline and pictures as a Playwright trace zip (browser/artifacts/replayTrace.ts);
 // replay.video: the pictures as a WebM video, where ffmpeg is present (browser/artifacts/replayVideo.ts).
 import { Type } from '@sinclair/typebox';
-import { replayTrace } from '../../browser/artifacts/replayTrace.js';
+import { MAX_TRACE_EXPORT_BYTES, replayTrace } from '../../browser/artifacts/replayTrace.js';
+import type { LogEvent } from '../../browser/events/sessionLog.js';
+import { URL_PASSWORD } from '../actionTimeline.js';
+import { redactSecrets } from './sessionSecrets.js';
 import {
   encodeReplayVideo,
   findFfmpeg,
   MAX_VIDEO_BYTES,
+  VIDEO_ENCODE_TIMEOUT_MS,
   VIDEO_MAX_FRAME_MS,
   VIDEO_MIN_FRAME_MS,
   type VideoFrame,
@@ -76,12 +80,19 @@ function fileAnswer<M extends string>(
   return { filename, mime, base64: data.toString('base64'), bytes: data.length };
 }
 
+/** An entry with every URL password in its text fields written ***, as the timeline's own URLs are. */
+function maskUrlPasswords(entry: LogEvent): LogEvent {
+  const masked: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(entry))
+    masked[name] = typeof value === 'string' ? value.replace(URL_PASSWORD, '$1***@') : value;
+  return masked as LogEvent;
+}
+
 export const replayTraceMethod = defineMethod({
   name: 'replay.trace',
   summary:
     'A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS)',
-  description:
-    'Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; `dropped` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about those two. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with `npx playwright show-trace`.',
+  description: `Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; \`dropped\` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over ${MAX_TRACE_EXPORT_BYTES} bytes before compression (-32003). One trace is built at a time for the service (another meanwhile is -32003 with retryAfterMs). A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.`,
   params: { session_id: SessionIdSchema },
   result: Type.Object({
     ...fileFields('session-<id>.trace.zip', 'application/zip'),
@@ -90,20 +101,22 @@ export const replayTraceMethod = defineMethod({
     requests: Type.Integer({ description: 'Requests in its network tab.' }),
     dropped: Type.Integer({ description: 'Older entries the log no longer held (MAX_SESSION_EVENTS).' }),
   }),
-  errors: ['SESSION_NOT_FOUND'],
+  errors: ['SESSION_NOT_FOUND', 'LIMIT_REACHED'],
   readOnly: true,
   logFields: (params) => ({ sessionId: params.session_id }),
-  handler(params, { services, principal }) {
+  async handler(params, { services, principal }) {
     const record = services.sessions.recordOf(params.session_id, principal);
     const { events, dropped } = record.log.since(0);
-    const trace = replayTrace(params.session_id, events, record.replay);
-    return Promise.resolve({
+    // A file people share: a typed secret the page echoed is its name, a URL's password ***.
+    const shared = redactSecrets(record.log, events.map(maskUrlPasswords));
+    const trace = await replayTrace(params.session_id, shared, record.replay);
+    return {
       ...fileAnswer(`session-${params.session_id}.trace.zip`, 'application/zip' as const, trace.zip),
       actions: trace.actions,
       pictures: trace.pictures,
       requests: trace.requests,
       dropped,
-    });
+    };
   },
 });
 
@@ -111,7 +124,7 @@ export const replayVideo = defineMethod({
   name: 'replay.video',
   summary:
     'A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed',
-  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within 120 s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
+  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within ${VIDEO_ENCODE_TIMEOUT_MS / 1000} s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
   params: { session_id: SessionIdSchema },
   result: Type.Object({
     ...fileFields('session-<id>.webm', 'video/webm'),
@@ -128,7 +141,7 @@ export const replayVideo = defineMethod({
   ],
   readOnly: true,
   logFields: (params) => ({ sessionId: params.session_id }),
-  async handler(params, { services, principal }) {
+  async handler(params, { services, principal, signal }) {
     const record = services.sessions.recordOf(params.session_id, principal);
     const frames: VideoFrame[] = [];
     for (const entry of record.log.since(0, new Set(['action'])).events) {
@@ -152,7 +165,7 @@ export const replayVideo = defineMethod({
           : 'FFMPEG_PATH does not name a runnable file; replay.trace exports the session without ffmpeg.',
         { missing: 'ffmpeg' },
       );
-    const video = await encodeReplayVideo(ffmpeg, frames);
+    const video = await encodeReplayVideo(ffmpeg, frames, signal);
     return {
       ...fileAnswer(`session-${params.session_id}.webm`, 'video/webm' as const, video.webm),
       frames: video.frames,

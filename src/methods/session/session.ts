@@ -131,7 +131,11 @@ export const sessionCreate = defineMethod({
     );
     // Before any call can reach the session: its page is still blank, no dialog can have opened.
     if (params.dialogs !== undefined) session.dialogs.setPolicy(params.dialogs);
-    if (params.secrets !== undefined) setSecrets(session, params.secrets);
+    if (params.secrets !== undefined) {
+      setSecrets(session, params.secrets);
+      // Also by its log, which outlives a closed session while its record is kept (replay.trace).
+      setSecrets(session.log, params.secrets);
+    }
     if (params.replay ?? services.config.replay.pictures)
       session.replay = new ReplayPictures(services.config.replay.maxBytes);
     const clipboard = clipboardOf(session.context);

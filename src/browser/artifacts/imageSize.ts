@@ -1,5 +1,5 @@
 // The pixel size of a PNG, JPEG or WebP from its header, so a screenshot's answer says what it holds
-// without decoding the image.
+// and a replay picture's size is known, without decoding the image.
 
 export interface ImageSize {
   width: number;
