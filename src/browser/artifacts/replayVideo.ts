@@ -22,12 +22,15 @@ export const VIDEO_FPS = 4;
 export const VIDEO_ENCODE_TIMEOUT_MS = 120_000;
 /** The largest video answered (ffmpeg's -fs stops there): a larger one is LIMIT_REACHED. */
 export const MAX_VIDEO_BYTES = 64 * 1024 * 1024;
-/** When a second video is asked for while one encodes: try again after about this long. */
-const BUSY_RETRY_MS = 5_000;
-/** ffmpeg's error output kept for the answer: its first lines say what went wrong. */
-const MAX_FFMPEG_ERROR_CHARS = 2_000;
-/** The smallest side a VP8 frame may have. */
-const MIN_SIDE = 2;
+/** How an encode runs, beside the bounds of the video itself. */
+const ENCODE = {
+  /** When a second video is asked for while one encodes: try again after about this long. */
+  busyRetryMs: 5_000,
+  /** ffmpeg's error output kept for the answer: its first lines say what went wrong. */
+  maxErrorChars: 2_000,
+  /** The smallest side a VP8 frame may have. */
+  minSide: 2,
+} as const;
 
 /** One picture of the video and when its call ended (ms since the epoch). */
 export interface VideoFrame {
@@ -67,7 +70,7 @@ export function frameDurations(frames: readonly VideoFrame[]): number[] {
   });
 }
 
-const encodes = new ExportSlot('replay video', BUSY_RETRY_MS);
+const encodes = new ExportSlot('replay video', ENCODE.busyRetryMs);
 
 /** The frames as a WebM video, encoded by the ffmpeg at `ffmpeg`; `signal` ends it when the caller goes. */
 export async function encodeReplayVideo(
@@ -93,8 +96,8 @@ export async function encodeReplayVideo(
       list.push(list[list.length - 2] ?? '');
       await writeFile(join(dir, 'frames.txt'), `${list.join('\n')}\n`);
       // VP8 needs even sides; every picture is fitted into the first one's size, centred.
-      const width = Math.max(MIN_SIDE, size.width - (size.width % 2));
-      const height = Math.max(MIN_SIDE, size.height - (size.height % 2));
+      const width = Math.max(ENCODE.minSide, size.width - (size.width % 2));
+      const height = Math.max(ENCODE.minSide, size.height - (size.height % 2));
       const out = join(dir, 'out.webm');
       await run(
         ffmpeg,
@@ -165,7 +168,7 @@ function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void
     let errors = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d: string) => {
-      if (errors.length < MAX_FFMPEG_ERROR_CHARS) errors = (errors + d).slice(0, MAX_FFMPEG_ERROR_CHARS);
+      if (errors.length < ENCODE.maxErrorChars) errors = (errors + d).slice(0, ENCODE.maxErrorChars);
     });
     let stopped: ServiceError | undefined;
     const stop = (why: ServiceError) => {
