@@ -2,7 +2,7 @@
 // key reads its own session (page.text, session.list, one after another, no rest) alone, then
 // beside each hostile mode run by another key (a console flood, a page-error flood, a history
 // flood, a page spinning its CPU, a popup storm, as many reading subscribers as the key may hold,
-// session churn), all in one run against one service. Each mode reports the control's p50, p99 and
+// session churn, replay exports back to back), all in one run against one service. Each mode reports the control's p50, p99 and
 // slowest call against the same control alone, the service's event-loop delay (prom-client's
 // nodejs_eventloop_lag_max_seconds, reset by each read of /metrics) and its heap.
 import WebSocket from 'ws';
@@ -17,6 +17,8 @@ export const TARGETS = { p50: 1.5, p99: 3, maxCallMs: 2_000, lagMs: 100, heapMb:
 /** Sockets and subscriptions per socket the subscriber mode tries (what one key tried before the cap). */
 export const SUBSCRIBER_SOCKETS = 32;
 export const SUBSCRIPTIONS_PER_SOCKET = 32;
+/** Navigations of the exporting key's session, each leaving a replay picture. */
+const EXPORT_PICTURES = 20;
 /** How often the heap is read while a mode runs. */
 const HEAP_SAMPLE_MS = 500;
 
@@ -172,6 +174,49 @@ const churn: HostileMode = {
   },
 };
 
+/**
+ * The hostile key exporting its session again and again (replay.trace and replay.video back to back,
+ * each after a page.text, so the session has changed and every export is built anew)
+ * from a log filled with the largest entries a page can leave: console lines of 4000 control
+ * characters, six bytes each once written as JSON, and a picture after each of 20 navigations.
+ */
+const exports: HostileMode = {
+  name: 'replay exports (trace and video, back to back)',
+  async start(hostile, fixtureUrl) {
+    const created = await hostile.call('session.create', { replay: true });
+    const id = String(created.session_id);
+    await hostile.call('page.goto', { session_id: id, url: `${fixtureUrl}/` });
+    await hostile.call('page.evaluate', {
+      session_id: id,
+      expression: `(() => { const s = String.fromCharCode(1).repeat(4000); for (let i = 0; i < 1000; i++) console.log(s + i); return 1; })()`,
+    });
+    for (let i = 0; i < EXPORT_PICTURES; i++)
+      await hostile.call('page.goto', { session_id: id, url: `${fixtureUrl}/?picture=${i}` });
+    let running = true;
+    const got = { 'replay.trace': 0, 'replay.video': 0, refused: 0 };
+    const loop = async (method: 'replay.trace' | 'replay.video') => {
+      while (running) {
+        try {
+          // A call first: the session changed, so the export is made again, not answered from the last.
+          await hostile.call('page.text', { session_id: id });
+          await hostile.call(method, { session_id: id });
+          got[method]++;
+        } catch {
+          got.refused++;
+          await sleep(50);
+        }
+      }
+    };
+    const loops = [loop('replay.trace'), loop('replay.video')];
+    return async () => {
+      running = false;
+      await Promise.all(loops);
+      await hostile.call('session.close', { session_id: id });
+      return `${got['replay.trace']} traces, ${got['replay.video']} videos, ${got.refused} refused`;
+    };
+  },
+};
+
 export const MODES: HostileMode[] = [
   pageLoop('console flood', `for (let i = 0; i < 1000; i++) console.log('flood ' + n++);`),
   pageLoop(
@@ -189,6 +234,7 @@ export const MODES: HostileMode[] = [
   pageLoop('popup storm', `window.open('/?popup=' + n++, '_blank');`),
   subscribers,
   churn,
+  exports,
 ];
 
 /** The control's calls for `ms`: page.text and session.list, one after another. */

@@ -16,6 +16,7 @@ import { refOf } from '../helpers/snapshotRefs.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY } from '../helpers/testService.js';
 import { unzip } from '../helpers/unzip.js';
+import { exportCall } from '../helpers/exportCalls.js';
 
 const OTHER_KEY = 'replay-trace-other-key-0123456789';
 const suite = useServiceSuite({ API_KEY: `${TEST_API_KEY},${OTHER_KEY}`, REPLAY_KEEP_MS: '120000' });
@@ -86,7 +87,8 @@ describe('replay.trace', () => {
     await call('page.click', { selector: '#log' });
     await call('session.close');
 
-    const trace = await suite.service.call<ReplayTraceResult>('replay.trace', { session_id: s });
+    const trace = (await exportCall(suite.service, 'replay.trace', { session_id: s }))
+      .result as unknown as ReplayTraceResult;
     expect(trace.filename).toBe(`session-${s}.trace.zip`);
     expect(trace.actions).toBe(7);
     expect(trace.pictures).toBeGreaterThanOrEqual(4);
@@ -153,10 +155,22 @@ describe('replay.trace', () => {
     const bad = await suite.service.rpc('replay.trace', { session_id: s, extra: 1 });
     expect(bad.error?.code).toBe(-32602);
 
-    const trace = await suite.service.call<ReplayTraceResult>('replay.trace', { session_id: s });
+    const trace = (await exportCall(suite.service, 'replay.trace', { session_id: s }))
+      .result as unknown as ReplayTraceResult;
     expect(trace.actions).toBe(2);
     expect(trace.pictures).toBe(0);
     expect(trace.dropped).toBe(0);
+    // Asked again with nothing new, the same trace at once: no second build.
+    const again = await suite.service.call<ReplayTraceResult>('replay.trace', { session_id: s });
+    expect(again.base64).toBe(trace.base64);
+    // After another call the session changed: a new build, which this key may start only after its interval.
+    await suite.service.call('page.text', { session_id: s, selector: 'h1' });
+    const soon = await suite.service.rpc('replay.trace', { session_id: s });
+    expect(soon.error?.code).toBe(-32003);
+    expect(soon.error?.data).toMatchObject({ retryAfterMs: expect.any(Number) as number });
+    const after = (await exportCall(suite.service, 'replay.trace', { session_id: s }))
+      .result as unknown as ReplayTraceResult;
+    expect(after.actions).toBe(3);
   });
 
   it('writes a typed secret the page echoed as its name, after the session closed too', async () => {
@@ -170,7 +184,8 @@ describe('replay.trace', () => {
       url: `${suite.fixture.url}/snapshot?token=${secret}`,
     });
     const read = async (): Promise<string> => {
-      const trace = await suite.service.call<ReplayTraceResult>('replay.trace', { session_id: s });
+      const reply = await exportCall(suite.service, 'replay.trace', { session_id: s });
+      const trace = reply.result as unknown as ReplayTraceResult;
       const files = unzip(Buffer.from(trace.base64, 'base64'));
       return `${files.get('trace.trace')?.toString() ?? ''}${files.get('trace.network')?.toString() ?? ''}`;
     };

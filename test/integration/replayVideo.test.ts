@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayVideoResult } from '../../client/src/methods.generated.js';
 import { findFfmpeg } from '../../src/browser/artifacts/replayVideo.js';
 import { launchDriverBrowser } from '../helpers/driverBrowser.js';
+import { exportCall } from '../helpers/exportCalls.js';
 import { useServiceSuite } from '../helpers/suite.js';
 import { TEST_API_KEY, waitFor } from '../helpers/testService.js';
 
@@ -54,26 +55,26 @@ describe('replay.video', () => {
   it('without ffmpeg, or with one that fails, says so; no pictures and another key are refused', async () => {
     const s = await recordedSession();
     rmSync(FFMPEG, { force: true });
-    const missing = await suite.service.rpc('replay.video', { session_id: s });
+    const missing = await exportCall(suite.service, 'replay.video', { session_id: s });
     expect(missing.error?.code).toBe(-32005);
     expect(missing.error?.message).toContain('FFMPEG_PATH');
     expect(missing.error?.message).toContain('replay.trace');
     expect(missing.error?.data).toMatchObject({ missing: 'ffmpeg' });
 
     script("echo 'Unknown encoder libvpx' >&2\nexit 1");
-    const failed = await suite.service.rpc('replay.video', { session_id: s });
+    const failed = await exportCall(suite.service, 'replay.video', { session_id: s });
     expect(failed.error?.code).toBe(-32000);
     expect(failed.error?.message).toContain('Unknown encoder libvpx');
 
     // A program that ends well without writing the video (FFMPEG_PATH naming something else).
     script('exit 0');
-    const silent = await suite.service.rpc('replay.video', { session_id: s });
+    const silent = await exportCall(suite.service, 'replay.video', { session_id: s });
     expect(silent.error?.code).toBe(-32000);
     expect(silent.error?.message).toContain('without writing a video');
 
     const plain = await suite.open('/form');
     await suite.service.call('page.click', { session_id: plain, selector: '#greet' });
-    const none = await suite.service.rpc('replay.video', { session_id: plain });
+    const none = await exportCall(suite.service, 'replay.video', { session_id: plain });
     expect(none.error?.code).toBe(-32602);
     expect(none.error?.message).toContain('replay: true');
     const other = await suite.service.post(
@@ -95,7 +96,7 @@ describe('replay.video', () => {
       script(
         `touch '${started}'\nn=0\nwhile [ ! -e '${go}' ] && [ $n -lt ${GATE_TIMEOUT_MS / 100} ]; do sleep 0.1; n=$((n+1)); done\nexec '${realFfmpeg}' "$@"`,
       );
-      const first = suite.service.rpc('replay.video', { session_id: s });
+      const first = exportCall(suite.service, 'replay.video', { session_id: s });
       await waitFor(() => Promise.resolve(existsSync(started)), GATE_TIMEOUT_MS, 'ffmpeg to start');
       const busy = await suite.service.rpc('replay.video', { session_id: s });
       expect(busy.error?.code).toBe(-32003);

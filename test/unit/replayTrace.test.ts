@@ -92,7 +92,7 @@ describe('replayTrace', () => {
         ok: true,
       }),
     ];
-    const trace = await replayTrace('s_x', log, pictures);
+    const trace = await replayTrace('k1', 's_x', log, pictures);
     expect(trace).toMatchObject({ actions: 3, pictures: 1, requests: 2 });
     const files = unzip(trace.zip);
     const events = (files.get('trace.trace')?.toString() ?? '')
@@ -143,7 +143,11 @@ describe('replayTrace', () => {
   });
 
   it('an empty log is a trace of nothing; the same picture twice is stored once', async () => {
-    expect(await replayTrace('s_x', [], undefined)).toMatchObject({ actions: 0, pictures: 0, requests: 0 });
+    expect(await replayTrace('k2', 's_x', [], undefined)).toMatchObject({
+      actions: 0,
+      pictures: 0,
+      requests: 0,
+    });
     const pictures = new ReplayPictures(1_000_000);
     const picture = jpegHeader(10, 10);
     pictures.keep(1, picture);
@@ -160,12 +164,12 @@ describe('replayTrace', () => {
         picture: true,
       }),
     );
-    const trace = await replayTrace('s_x', calls, pictures);
+    const trace = await replayTrace('k3', 's_x', calls, pictures);
     expect(trace.pictures).toBe(2);
     expect([...unzip(trace.zip).keys()].filter((n) => n.startsWith('resources/'))).toHaveLength(1);
   });
 
-  it('refuses a trace past its byte cap, and builds one at a time', async () => {
+  it('refuses a trace past its byte cap, builds one at a time, and one a key per interval', async () => {
     const big = [
       entry({
         seq: 1,
@@ -176,18 +180,22 @@ describe('replayTrace', () => {
         page_id: 'p1',
       }),
     ];
-    await expect(replayTrace('s_x', big, undefined, 1000)).rejects.toMatchObject({
+    await expect(replayTrace('k4', 's_x', big, undefined, 1000)).rejects.toMatchObject({
       errorName: 'LIMIT_REACHED',
       data: { limit: 'MAX_TRACE_EXPORT_BYTES', max: 1000 },
     });
     // Two at once: the second is refused with a retry hint, the first completes.
-    const first = replayTrace('s_x', big, undefined);
-    await expect(replayTrace('s_x', big, undefined)).rejects.toMatchObject({
+    const first = replayTrace('key', 's_x', big, undefined);
+    await expect(replayTrace('key', 's_x', big, undefined)).rejects.toMatchObject({
       errorName: 'LIMIT_REACHED',
       data: { retryAfterMs: expect.any(Number) as number },
     });
     expect((await first).zip.length).toBeGreaterThan(0);
-    // … and the slot is free again after it.
-    expect((await replayTrace('s_x', big, undefined)).zip.length).toBeGreaterThan(0);
+    // The same key again at once: refused until its interval has passed; another key builds.
+    await expect(replayTrace('key', 's_x', big, undefined)).rejects.toMatchObject({
+      errorName: 'LIMIT_REACHED',
+      data: { limit: 'trace exports per key' },
+    });
+    expect((await replayTrace('other key', 's_x', big, undefined)).zip.length).toBeGreaterThan(0);
   });
 });

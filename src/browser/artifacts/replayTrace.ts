@@ -108,7 +108,13 @@ function pictureSnapshot(
 
 /** When a second trace is asked for while one is built: try again after about this long. */
 const BUSY_RETRY_MS = 2_000;
-const builds = new ExportSlot('trace export', BUSY_RETRY_MS);
+/**
+ * The least time between the end of one key's trace build and the start of its next: a key
+ * rebuilding a large trace back to back would hold a core (the main thread and zlib's pool) that
+ * every tenant's sessions share. An unchanged session's trace is answered again without a build.
+ */
+export const TRACE_EXPORT_INTERVAL_MS = 1_000;
+const builds = new ExportSlot('trace export', BUSY_RETRY_MS, TRACE_EXPORT_INTERVAL_MS);
 
 /**
  * The trace of a session's log entries (oldest first) and replay pictures. It is built a few
@@ -116,12 +122,13 @@ const builds = new ExportSlot('trace export', BUSY_RETRY_MS);
  * other sessions go on meanwhile; past MAX_TRACE_EXPORT_BYTES it is refused with LIMIT_REACHED.
  */
 export function replayTrace(
+  caller: string,
   sessionId: string,
   entries: readonly LogEvent[],
   pictures: ReplayPictures | undefined,
   maxBytes = MAX_TRACE_EXPORT_BYTES,
 ): Promise<ReplayTrace> {
-  return builds.run(() => buildTrace(sessionId, entries, pictures, maxBytes));
+  return builds.run(caller, () => buildTrace(sessionId, entries, pictures, maxBytes));
 }
 
 async function buildTrace(
@@ -155,10 +162,19 @@ async function buildTrace(
         { limit: 'MAX_TRACE_EXPORT_BYTES', max: maxBytes },
       );
   };
+  let requestCount = 0;
   const emit = (into: string[], item: unknown): void => {
     const line = `${JSON.stringify(item)}\n`;
     count(line.length);
     into.push(line);
+    if (into === network) requestCount += 1;
+  };
+  /** The lines made so far as bytes, a turn's worth at a time (one string of them all could be tens of MB). */
+  const eventBytes: Buffer[] = [];
+  const networkBytes: Buffer[] = [];
+  const flush = (): void => {
+    eventBytes.push(Buffer.from(events.splice(0).join(''), 'utf8'));
+    networkBytes.push(Buffer.from(network.splice(0).join(''), 'utf8'));
   };
   const requests = new Map<string, { entry: LogEvent; time: number }>();
   /** Each page's URL as its navigations left it, for the address bar of a call's picture. */
@@ -207,7 +223,10 @@ async function buildTrace(
   };
 
   for (const [i, entry] of entries.entries()) {
-    if (i > 0 && i % ENTRIES_PER_TURN === 0) await nextTurn();
+    if (i > 0 && i % ENTRIES_PER_TURN === 0) {
+      flush();
+      await nextTurn();
+    }
     const time = (times[i] ?? base) - base;
     switch (entry.kind) {
       case 'action': {
@@ -329,10 +348,11 @@ async function buildTrace(
     options: viewport === undefined ? {} : { viewport },
     contextId: sessionId,
   };
+  flush();
   const zip = await zipOf([
-    { name: 'trace.trace', data: Buffer.from(`${JSON.stringify(header)}\n${events.join('')}`, 'utf8') },
-    { name: 'trace.network', data: Buffer.from(network.join(''), 'utf8') },
+    { name: 'trace.trace', data: Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...eventBytes]) },
+    { name: 'trace.network', data: Buffer.concat(networkBytes) },
     ...resources,
   ]);
-  return { zip, actions, pictures: frames, requests: network.length };
+  return { zip, actions, pictures: frames, requests: requestCount };
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants as os, setPriority, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ServiceError } from '../../errors/serviceError.js';
 import { ExportSlot } from './exportSlot.js';
@@ -70,10 +70,13 @@ export function frameDurations(frames: readonly VideoFrame[]): number[] {
   });
 }
 
-const encodes = new ExportSlot('replay video', ENCODE.busyRetryMs);
+/** The least time between the end of one key's video encode and the start of its next. */
+export const VIDEO_EXPORT_INTERVAL_MS = 2_000;
+const encodes = new ExportSlot('replay video', ENCODE.busyRetryMs, VIDEO_EXPORT_INTERVAL_MS);
 
 /** The frames as a WebM video, encoded by the ffmpeg at `ffmpeg`; `signal` ends it when the caller goes. */
 export async function encodeReplayVideo(
+  caller: string,
   ffmpeg: string,
   frames: readonly VideoFrame[],
   signal?: AbortSignal,
@@ -81,7 +84,7 @@ export async function encodeReplayVideo(
   const size = frames.map((f) => imageSize(f.picture)).find((s) => s !== undefined);
   if (size === undefined)
     throw new ServiceError('ACTION_FAILED', 'No replay picture of the session could be read.');
-  return encodes.run(async () => {
+  return encodes.run(caller, async () => {
     let dir: string | undefined;
     try {
       dir = await mkdtemp(join(tmpdir(), 'pwj-video-'));
@@ -165,6 +168,13 @@ function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH ?? '' },
     });
+    // The lowest CPU priority: the sessions of every tenant come first.
+    try {
+      if (child.pid !== undefined) setPriority(child.pid, os.priority.PRIORITY_LOW);
+    } catch (error) {
+      // Only a child that already ended (ESRCH) has no priority to set; its 'close' says how it ended.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
     let errors = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d: string) => {

@@ -2,10 +2,23 @@
 // resources/ it names). Entries are deflated on zlib's thread pool, off the event loop (pictures
 // already compressed are stored), with the CRC-32 of zlib; no ZIP64, so an archive stays under
 // 4 GiB and 65535 entries (the callers' caps keep it far below).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
 
 const deflate = promisify(deflateRaw);
+/** Bytes checksummed between two turns of the event loop. */
+const CRC_SLICE_BYTES = 1024 * 1024;
+
+/** The CRC-32 of `data`, a slice a turn, so a large entry does not hold the event loop. */
+async function crcOf(data: Buffer): Promise<number> {
+  let crc = 0;
+  for (let at = 0; at < data.length; at += CRC_SLICE_BYTES) {
+    if (at > 0) await nextTurn();
+    crc = crc32(data.subarray(at, at + CRC_SLICE_BYTES), crc);
+  }
+  return crc;
+}
 
 export interface ZipEntry {
   name: string;
@@ -32,7 +45,7 @@ export async function zipOf(entries: readonly ZipEntry[]): Promise<Buffer> {
     const body = entry.stored === true ? entry.data : await deflate(entry.data);
     const fields = {
       method: entry.stored === true ? 0 : 8,
-      crc: crc32(entry.data),
+      crc: await crcOf(entry.data),
       compressed: body.length,
       size: entry.data.length,
     };

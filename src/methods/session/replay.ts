@@ -4,9 +4,14 @@
 // (GET /sessions/{id}/events?since=0&kinds=action: entries with picture: true have one).
 // replay.trace: the same timeline and pictures as a Playwright trace zip (browser/artifacts/replayTrace.ts);
 // replay.video: the pictures as a WebM video, where ffmpeg is present (browser/artifacts/replayVideo.ts).
-import { Type } from '@sinclair/typebox';
-import { MAX_TRACE_EXPORT_BYTES, replayTrace } from '../../browser/artifacts/replayTrace.js';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  MAX_TRACE_EXPORT_BYTES,
+  replayTrace,
+  TRACE_EXPORT_INTERVAL_MS,
+} from '../../browser/artifacts/replayTrace.js';
 import type { LogEvent } from '../../browser/events/sessionLog.js';
+import type { SessionRecord } from '../../browser/session/sessionRegistry.js';
 import { URL_PASSWORD } from '../actionTimeline.js';
 import { redactSecrets } from './sessionSecrets.js';
 import {
@@ -14,6 +19,7 @@ import {
   findFfmpeg,
   MAX_VIDEO_BYTES,
   VIDEO_ENCODE_TIMEOUT_MS,
+  VIDEO_EXPORT_INTERVAL_MS,
   VIDEO_MAX_FRAME_MS,
   VIDEO_MIN_FRAME_MS,
   type VideoFrame,
@@ -62,6 +68,24 @@ export const replayPicture = defineMethod({
   },
 });
 
+/**
+ * The last export of a kind, answered again while its session has not changed (its log has no new
+ * entry and no picture was let go): a key exporting an unchanged or closed session over and over
+ * costs the service one build. One answer per kind is kept, so the memory stays that of one export.
+ */
+class LastExport<T> {
+  private last: { log: SessionRecord['log']; stamp: string; answer: T } | undefined;
+
+  async answer(record: SessionRecord, make: () => Promise<T>): Promise<T> {
+    const stamp = `${record.log.latest}/${record.replay?.evicted ?? 0}/${record.replay?.seqs.length ?? 0}`;
+    const last = this.last;
+    if (last !== undefined && last.log === record.log && last.stamp === stamp) return last.answer;
+    const answer = await make();
+    this.last = { log: record.log, stamp, answer };
+    return answer;
+  }
+}
+
 /** The fields of an exported file in an answer: its name, type and bytes, base64. */
 function fileFields<M extends string>(name: string, mime: M) {
   return {
@@ -88,35 +112,47 @@ function maskUrlPasswords(entry: LogEvent): LogEvent {
   return masked as LogEvent;
 }
 
+const TraceResult = Type.Object({
+  ...fileFields('session-<id>.trace.zip', 'application/zip'),
+  actions: Type.Integer({ description: 'Calls in the trace.' }),
+  pictures: Type.Integer({ description: 'Replay pictures in it.' }),
+  requests: Type.Integer({ description: 'Requests in its network tab.' }),
+  dropped: Type.Integer({ description: 'Older entries the log no longer held (MAX_SESSION_EVENTS).' }),
+});
+const VideoResult = Type.Object({
+  ...fileFields('session-<id>.webm', 'video/webm'),
+  frames: Type.Integer({ description: 'Pictures in it.' }),
+  durationMs: Type.Integer({ description: 'How long it plays.' }),
+});
+
+const lastTrace = new LastExport<Static<typeof TraceResult>>();
+const lastVideo = new LastExport<Static<typeof VideoResult>>();
+
 export const replayTraceMethod = defineMethod({
   name: 'replay.trace',
   summary:
     'A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS)',
-  description: `Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; \`dropped\` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over ${MAX_TRACE_EXPORT_BYTES} bytes before compression (-32003). One trace is built at a time for the service (another meanwhile is -32003 with retryAfterMs). A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.`,
+  description: `Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; \`dropped\` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over ${MAX_TRACE_EXPORT_BYTES} bytes before compression (-32003). One trace is built at a time for the service, and one a key every ${TRACE_EXPORT_INTERVAL_MS} ms (another meanwhile or sooner is -32003 with retryAfterMs); a session that has not changed since its last trace gets that one again at once. A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.`,
   params: { session_id: SessionIdSchema },
-  result: Type.Object({
-    ...fileFields('session-<id>.trace.zip', 'application/zip'),
-    actions: Type.Integer({ description: 'Calls in the trace.' }),
-    pictures: Type.Integer({ description: 'Replay pictures in it.' }),
-    requests: Type.Integer({ description: 'Requests in its network tab.' }),
-    dropped: Type.Integer({ description: 'Older entries the log no longer held (MAX_SESSION_EVENTS).' }),
-  }),
+  result: TraceResult,
   errors: ['SESSION_NOT_FOUND', 'LIMIT_REACHED'],
   readOnly: true,
   logFields: (params) => ({ sessionId: params.session_id }),
   async handler(params, { services, principal }) {
     const record = services.sessions.recordOf(params.session_id, principal);
-    const { events, dropped } = record.log.since(0);
-    // A file people share: a typed secret the page echoed is its name, a URL's password ***.
-    const shared = redactSecrets(record.log, events.map(maskUrlPasswords));
-    const trace = await replayTrace(params.session_id, shared, record.replay);
-    return {
-      ...fileAnswer(`session-${params.session_id}.trace.zip`, 'application/zip' as const, trace.zip),
-      actions: trace.actions,
-      pictures: trace.pictures,
-      requests: trace.requests,
-      dropped,
-    };
+    return lastTrace.answer(record, async () => {
+      const { events, dropped } = record.log.since(0);
+      // A file people share: a typed secret the page echoed is its name, a URL's password ***.
+      const shared = redactSecrets(record.log, events.map(maskUrlPasswords));
+      const trace = await replayTrace(principal.id, params.session_id, shared, record.replay);
+      return {
+        ...fileAnswer(`session-${params.session_id}.trace.zip`, 'application/zip' as const, trace.zip),
+        actions: trace.actions,
+        pictures: trace.pictures,
+        requests: trace.requests,
+        dropped,
+      };
+    });
   },
 });
 
@@ -124,13 +160,9 @@ export const replayVideo = defineMethod({
   name: 'replay.video',
   summary:
     'A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed',
-  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time (another asked meanwhile is -32003 with retryAfterMs), on one thread, within ${VIDEO_ENCODE_TIMEOUT_MS / 1000} s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
+  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time, and one a key every ${VIDEO_EXPORT_INTERVAL_MS} ms (another asked meanwhile or sooner is -32003 with retryAfterMs), on one thread at the lowest CPU priority; an unchanged session's last video is answered again at once; within ${VIDEO_ENCODE_TIMEOUT_MS / 1000} s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
   params: { session_id: SessionIdSchema },
-  result: Type.Object({
-    ...fileFields('session-<id>.webm', 'video/webm'),
-    frames: Type.Integer({ description: 'Pictures in it.' }),
-    durationMs: Type.Integer({ description: 'How long it plays.' }),
-  }),
+  result: VideoResult,
   errors: [
     'SESSION_NOT_FOUND',
     'INVALID_PARAMS',
@@ -165,12 +197,14 @@ export const replayVideo = defineMethod({
           : 'FFMPEG_PATH does not name a runnable file; replay.trace exports the session without ffmpeg.',
         { missing: 'ffmpeg' },
       );
-    const video = await encodeReplayVideo(ffmpeg, frames, signal);
-    return {
-      ...fileAnswer(`session-${params.session_id}.webm`, 'video/webm' as const, video.webm),
-      frames: video.frames,
-      durationMs: video.durationMs,
-    };
+    return lastVideo.answer(record, async () => {
+      const video = await encodeReplayVideo(principal.id, ffmpeg, frames, signal);
+      return {
+        ...fileAnswer(`session-${params.session_id}.webm`, 'video/webm' as const, video.webm),
+        frames: video.frames,
+        durationMs: video.durationMs,
+      };
+    });
   },
 });
 
