@@ -11,6 +11,7 @@ import { ServiceError } from '../../errors/serviceError.js';
 import { ExportSlot } from './exportSlot.js';
 import type { LogEvent } from '../events/sessionLog.js';
 import { imageSize } from './imageSize.js';
+import { harEntry, pageOf, paramsOf, pictureSnapshot, text } from './traceEvents.js';
 import type { ReplayPictures } from './replayPictures.js';
 import { zipOf, type ZipEntry } from './zipFile.js';
 
@@ -50,60 +51,6 @@ export interface ReplayTrace {
   pictures: number;
   /** Requests in its network tab. */
   requests: number;
-}
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** An entry's params as the object they were (the timeline keeps them as masked JSON, maybe cut). */
-function paramsOf(entry: LogEvent): Record<string, unknown> {
-  const raw = text(entry.params);
-  if (raw === undefined) return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : { params: parsed };
-  } catch {
-    // Cut at MAX_ACTION_PARAMS_CHARS: shown as the text it is.
-    return { params: raw };
-  }
-}
-
-/**
- * The viewer's After tab for a call with a picture: a page that is the picture. The trace has no
- * DOM of the page (the timeline keeps none), and without a snapshot the tab would stay blank.
- */
-function pictureSnapshot(
-  callId: string,
-  pageId: string,
-  picture: Buffer,
-  size: { width: number; height: number },
-  time: number,
-  url: string | undefined,
-): unknown {
-  const src = `data:image/jpeg;base64,${picture.toString('base64')}`;
-  return {
-    type: 'frame-snapshot',
-    snapshot: {
-      callId,
-      snapshotName: `after@${callId}`,
-      pageId,
-      frameId: `frame@${pageId}`,
-      frameUrl: url ?? 'about:blank',
-      doctype: 'html',
-      html: [
-        'HTML',
-        {},
-        ['HEAD', {}, ['STYLE', {}, 'body{margin:0}img{display:block;width:100%}']],
-        ['BODY', {}, ['IMG', { src, alt: 'The page after this call' }]],
-      ],
-      resourceOverrides: [],
-      viewport: size,
-      timestamp: time,
-      collectionTime: 0,
-      isMainFrame: true,
-    },
-  };
 }
 
 /** When a second trace is asked for while one is built: try again after about this long. */
@@ -146,7 +93,6 @@ async function buildTrace(
       ? Infinity
       : Date.parse(firstAction.timestamp) - Number(firstAction.durationMs ?? 0),
   );
-  const pageOf = (entry: LogEvent): string => `page@${text(entry.page_id) ?? 'main'}`;
   /** The trace's lines as JSON text, and its bytes so far (lines and pictures). */
   const events: string[] = [];
   const network: string[] = [];
@@ -182,45 +128,6 @@ async function buildTrace(
   let viewport: { width: number; height: number } | undefined;
   let actions = 0;
   let frames = 0;
-
-  const harEntry = (request: LogEvent, time: number, response?: LogEvent, failed?: LogEvent): unknown => {
-    const url = text(request.url) ?? '';
-    const status = typeof response?.status === 'number' ? response.status : failed === undefined ? 0 : -1;
-    return {
-      type: 'resource-snapshot',
-      snapshot: {
-        pageref: pageOf(request),
-        _monotonicTime: time,
-        startedDateTime: request.timestamp,
-        time: response === undefined ? -1 : Date.parse(response.timestamp) - Date.parse(request.timestamp),
-        request: {
-          method: text(request.method) ?? 'GET',
-          url,
-          httpVersion: 'HTTP/1.1',
-          cookies: [],
-          headers: [],
-          queryString: [],
-          headersSize: -1,
-          bodySize: -1,
-        },
-        response: {
-          status,
-          statusText: text(response?.statusText) ?? text(failed?.failure) ?? '',
-          httpVersion: 'HTTP/1.1',
-          cookies: [],
-          headers: [],
-          content: { size: -1, mimeType: text(response?.mimeType) ?? 'x-unknown' },
-          redirectURL: '',
-          headersSize: -1,
-          bodySize: -1,
-        },
-        cache: {},
-        timings: { send: -1, wait: -1, receive: -1 },
-        _resourceType: text(request.resourceType),
-        ...(failed === undefined ? {} : { _failureText: text(failed.failure) ?? 'failed' }),
-      },
-    };
-  };
 
   for (const [i, entry] of entries.entries()) {
     if (i > 0 && i % ENTRIES_PER_TURN === 0) {
