@@ -86,6 +86,8 @@ describe('watching an agent in the console', () => {
       session_id: agent,
       expression: `(() => { const r = document.querySelector('ul[aria-label="Results"] a').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
     });
+    // The stream pushes the evaluate's row after its answer: count once it is shown.
+    await pw(actionRows().last()).toContainText('page.evaluate', { timeout: SHOW_TIMEOUT_MS });
     const rowsBefore = await actionRows().count();
     const rect = await img.boundingBox();
     if (rect === null) throw new Error('the frame is not shown');
