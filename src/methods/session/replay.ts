@@ -27,6 +27,12 @@ import {
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineMethod, SessionIdSchema } from '../defineSessionMethod.js';
 
+const NO_REPLAY_PICTURES =
+  'This session keeps no replay pictures: create it with replay: true (or set REPLAY).';
+
+/** How long the last export of a kind is kept for a repeated call: past it, its bytes and its log are let go. */
+export const LAST_EXPORT_KEEP_MS = 60_000;
+
 export const replayPicture = defineMethod({
   name: 'replay.picture',
   summary:
@@ -53,7 +59,7 @@ export const replayPicture = defineMethod({
     if (picture === undefined) {
       const message =
         record.replay === undefined
-          ? 'This session keeps no replay pictures: create it with replay: true (or set REPLAY).'
+          ? NO_REPLAY_PICTURES
           : `No picture for seq ${params.seq}: take the seq of an action entry with picture: true (pictures past MAX_REPLAY_BYTES are let go, oldest first).`;
       throw new ServiceError('INVALID_PARAMS', message, {
         errors: [{ path: '/seq', message: 'no picture', keyword: 'enum', params: {} }],
@@ -71,17 +77,26 @@ export const replayPicture = defineMethod({
 /**
  * The last export of a kind, answered again while its session has not changed (its log has no new
  * entry and no picture was let go): a key exporting an unchanged or closed session over and over
- * costs the service one build. One answer per kind is kept, so the memory stays that of one export.
+ * costs the service one build. One answer per kind is kept, for LAST_EXPORT_KEEP_MS after it was
+ * made, so the memory stays that of one export and a closed session's log is not held past then.
  */
-class LastExport<T> {
+export class LastExport<T> {
   private last: { log: SessionRecord['log']; stamp: string; answer: T } | undefined;
+  private expiry: NodeJS.Timeout | undefined;
 
-  async answer(record: SessionRecord, make: () => Promise<T>): Promise<T> {
+  constructor(private readonly keepMs = LAST_EXPORT_KEEP_MS) {}
+
+  async answer(record: Pick<SessionRecord, 'log' | 'replay'>, make: () => Promise<T>): Promise<T> {
     const stamp = `${record.log.latest}/${record.replay?.evicted ?? 0}/${record.replay?.seqs.length ?? 0}`;
     const last = this.last;
     if (last !== undefined && last.log === record.log && last.stamp === stamp) return last.answer;
     const answer = await make();
     this.last = { log: record.log, stamp, answer };
+    clearTimeout(this.expiry);
+    this.expiry = setTimeout(() => {
+      this.last = undefined;
+    }, this.keepMs);
+    this.expiry.unref();
     return answer;
   }
 }
@@ -132,7 +147,7 @@ export const replayTraceMethod = defineMethod({
   name: 'replay.trace',
   summary:
     'A session’s timeline as a Playwright trace zip that npx playwright show-trace opens: every call with its params, duration and error, the replay pictures, console and network; also after the session closed (REPLAY_KEEP_MS)',
-  description: `Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; \`dropped\` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over ${MAX_TRACE_EXPORT_BYTES} bytes before compression (-32003). One trace is built at a time for the service, and one a key every ${TRACE_EXPORT_INTERVAL_MS} ms (another meanwhile or sooner is -32003 with retryAfterMs); a session that has not changed since its last trace gets that one again at once. A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.`,
+  description: `Built from what the session keeps: its event log (the last MAX_SESSION_EVENTS entries; \`dropped\` counts older ones not in it) and, with replay on, its pictures (MAX_REPLAY_BYTES), so the zip is at most about the log and twice the pictures (each is a film-strip frame and, inline, its call's After view), and never over ${MAX_TRACE_EXPORT_BYTES} bytes before compression (-32003). One trace is built at a time for the service, and one a key every ${TRACE_EXPORT_INTERVAL_MS} ms (another meanwhile or sooner is -32003 with retryAfterMs); a session that has not changed since its last trace gets that one again at once, for ${LAST_EXPORT_KEEP_MS / 1000} s after it was made. A typed secret the page echoed is written <secret:NAME>, a URL's password ***. Each call is an action titled by its method and target, its params masked as in the timeline (typed text and secrets as <N chars>); each picture a screencast frame at the end of its call; console messages and page errors in the Console tab; requests with their status in the Network tab (no headers or bodies). No DOM snapshots: for those, record with trace.start. Save the base64 as a .zip and open it with npx playwright show-trace.`,
   params: { session_id: SessionIdSchema },
   result: TraceResult,
   errors: ['SESSION_NOT_FOUND', 'LIMIT_REACHED'],
@@ -160,7 +175,7 @@ export const replayVideo = defineMethod({
   name: 'replay.video',
   summary:
     'A session’s replay pictures as a WebM video, each held until the next call’s; where the service has ffmpeg (FFMPEG_PATH); also after the session closed',
-  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time, and one a key every ${VIDEO_EXPORT_INTERVAL_MS} ms (another asked meanwhile or sooner is -32003 with retryAfterMs), on one thread at the lowest CPU priority; an unchanged session's last video is answered again at once; within ${VIDEO_ENCODE_TIMEOUT_MS / 1000} s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
+  description: `Needs a session with replay on and ffmpeg on the service (FFMPEG_PATH, or ffmpeg on PATH): without ffmpeg it is -32005, and replay.trace is the export. Each picture shows from the end of its call until the next picture, at least ${VIDEO_MIN_FRAME_MS} ms and at most ${VIDEO_MAX_FRAME_MS} ms, fitted into the first picture's size; VP8 in WebM, which browsers play. The service encodes one video at a time, and one a key every ${VIDEO_EXPORT_INTERVAL_MS} ms (another asked meanwhile or sooner is -32003 with retryAfterMs), on one thread at the lowest CPU priority; an unchanged session's last video is answered again at once for ${LAST_EXPORT_KEEP_MS / 1000} s after it was made; within ${VIDEO_ENCODE_TIMEOUT_MS / 1000} s; a video over ${MAX_VIDEO_BYTES} bytes is -32003.`,
   params: { session_id: SessionIdSchema },
   result: VideoResult,
   errors: [
@@ -184,7 +199,7 @@ export const replayVideo = defineMethod({
       throw new ServiceError(
         'INVALID_PARAMS',
         record.replay === undefined
-          ? 'This session keeps no replay pictures: create it with replay: true (or set REPLAY).'
+          ? NO_REPLAY_PICTURES
           : 'This session has no replay picture yet: a picture is taken after each call that changes something.',
         { errors: [{ path: '/session_id', message: 'no pictures', keyword: 'replay', params: {} }] },
       );
