@@ -36,6 +36,8 @@ export function uiContentSecurityPolicy(connectOrigins: readonly string[]): stri
     "form-action 'none'",
     "frame-ancestors 'none'",
     "object-src 'none'",
+    // No HTML sink takes a string: a page's text that reached one would throw, not run.
+    "require-trusted-types-for 'script'",
   ].join('; ');
 }
 

@@ -1,6 +1,8 @@
 // The web console (/ui) in a real browser against the real service: the key, sessions, the live
 // view, the event stream, the method runner and the agent hub; and what it must never do.
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchDriverBrowser } from '../helpers/driverBrowser.js';
@@ -346,6 +348,32 @@ describe('with the key', () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it("shows a page's title that is HTML as text, isolated, and no HTML sink takes a string (Trusted Types)", async () => {
+    const hostile = '<img src=x onerror="window.pwned=1">\u202Eevil';
+    await suite.service.call('page.evaluate', {
+      session_id: sessionId,
+      expression: `document.title = ${JSON.stringify(hostile)}`,
+    });
+    const title = w.page.locator(`li.session[data-session-id="${sessionId}"] .title`);
+    await expect.poll(() => title.textContent(), { timeout: 15_000 }).toBe(hostile);
+    expect(await title.locator('img').count()).toBe(0);
+    expect(await title.evaluate((el) => getComputedStyle(el).unicodeBidi)).toBe('isolate');
+    expect(await w.page.evaluate(() => 'pwned' in window)).toBe(false);
+    await w.page.locator(`li.session[data-session-id="${sessionId}"]`).screenshot({
+      path: join(tmpdir(), 'console-hostile-title.png'),
+    });
+    // The policy refuses a string where HTML would be parsed: it throws instead of running.
+    const refused = await w.page.evaluate(() => {
+      try {
+        document.createElement('div').innerHTML = '<b>x</b>';
+        return 'set';
+      } catch (error) {
+        return error instanceof TypeError ? 'TypeError' : String(error);
+      }
+    });
+    expect(refused).toBe('TypeError');
   });
 
   it('closes the session from its row', async () => {

@@ -23,5 +23,6 @@ describe('UI_CSP', () => {
     expect(UI_CSP).toContain("script-src 'self'");
     expect(UI_CSP).toContain("style-src 'self'");
     expect(UI_CSP).not.toMatch(/unsafe|https?:|\*/);
+    expect(UI_CSP).toContain("require-trusted-types-for 'script'");
   });
 });
