@@ -753,7 +753,7 @@ export interface PageEvaluateResult {
   result: unknown;
 }
 
-/** Params of page.click: Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled). */
+/** Params of page.click: Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled); with until, click it again until a text or element appears. */
 export interface PageClickParams {
   /** The session id returned by session.create (s_ followed by a UUID). */
   session_id: string;
@@ -765,7 +765,16 @@ export interface PageClickParams {
   button?: 'left' | 'right' | 'middle';
   /** Keys held during the action. */
   modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
-  /** Milliseconds to wait for the element to be actionable (default 15000). */
+  /** Click until one of these is visible: {text} or {selector}. */
+  until?: {
+    /** Until this text is visible. */
+    text?: string;
+    /** Until an element this selector matches is visible. */
+    selector?: string;
+  };
+  /** With until: clicks at most (default 10). */
+  maxClicks?: number;
+  /** Milliseconds to wait for the element to be actionable (with until: all the clicks) (default 15000). */
   timeout?: number;
   /** Also answer the snapshot diff since the last page.snapshot (observed): what the action changed on the page, with refs to act on next. */
   observe?: boolean;
@@ -777,6 +786,8 @@ export interface PageClickParams {
 export interface PageClickResult {
   /** True when the action completed. */
   ok: boolean;
+  /** With until: the clicks it took (0: it was visible). */
+  clicks?: number;
   /** Present (true) only when the main frame loaded a new document: an action that did not navigate leaves it out. */
   navigated?: true;
   /** The new document's title, when the action navigated. */
@@ -1416,7 +1427,7 @@ export interface PageScrollParams {
     /** Pixels down (negative: up; default 0). */
     dy?: number;
   };
-  /** Scroll until one of these appears (exactly one). */
+  /** Scroll until one of these is visible: {text} or {selector}. */
   until?: {
     /** Until this text is visible. */
     text?: string;
@@ -4263,7 +4274,9 @@ export interface RpcApi {
      */
     evaluate: (params: PageEvaluateParams, options?: CallOptions) => Promise<PageEvaluateResult>;
     /**
-     * Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled).
+     * Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled); with until, click it again until a text or element appears.
+     *
+     * until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout, else ACTION_FAILED with the clicks made, and ACTION_FAILED at once when the element to click is gone. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).
      *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.

@@ -51,6 +51,7 @@ export const BRIEF_PARAM_TEXTS: Readonly<Record<string, Readonly<Record<string, 
     since: 'A previous revision: answer only what changed.',
     cursor: 'From a previous answer: read on.',
   },
+  'page.click': { until: '{text} or {selector}: click again (Next, Load more) until it is visible.' },
   'page.fill': { value: 'Replaces the field’s content.', secret: 'Instead of value: a secret’s name.' },
   'page.press': { key: 'Enter, Tab, ArrowDown, Control+A …' },
   'page.select': {

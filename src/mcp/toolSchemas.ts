@@ -55,7 +55,7 @@ const NOT_FOR_MODELS: Readonly<Record<string, readonly string[]>> = {
  * hovering, and the pace of typing. The tools of the other groups list every param.
  */
 const LEFT_OUT_OF_CORE: Readonly<Record<string, readonly string[]>> = {
-  'page.click': ['timeout'],
+  'page.click': ['timeout', 'maxClicks'],
   'page.fill': ['timeout'],
   'page.press': ['timeout'],
   'page.hover': ['timeout', 'modifiers'],

@@ -225,6 +225,26 @@ export function targetsOf(session: Session, params: Record<string, unknown>): Re
   return targets;
 }
 
+/**
+ * The page's URL after a call, when its answer says: its url, or for page.act the last url its
+ * steps answered (a step answers one only when it changed; network.get's is a request's).
+ */
+function urlAfter(
+  method: string,
+  params: Record<string, unknown>,
+  answer: Record<string, unknown>,
+): string | undefined {
+  if (method !== 'page.act') return typeof answer.url === 'string' ? answer.url : undefined;
+  const asked = Array.isArray(params.steps) ? (params.steps as { method?: unknown }[]) : [];
+  const done = Array.isArray(answer.steps) ? (answer.steps as { result?: { url?: unknown } }[]) : [];
+  let url: string | undefined;
+  done.forEach((step, i) => {
+    const stepUrl = step.result?.url;
+    if (typeof stepUrl === 'string' && asked[i]?.method !== 'network.get') url = stepUrl;
+  });
+  return url;
+}
+
 /** Keeps a successful call for session.export (only the kinds it exports, bounded). */
 export function scriptCall(
   session: Session,
@@ -244,13 +264,14 @@ export function scriptCall(
       ? answer.text
       : undefined;
   const secrets = JSON.stringify(own).match(/"secret":"([A-Z][A-Z0-9_]*)"/g) ?? [];
+  const url = urlAfter(method, own, answer);
   const steps = scripts.get(session) ?? [];
   steps.push({
     method,
     params: own,
     targets,
     ...(text === undefined ? {} : { text }),
-    ...(typeof answer.url === 'string' ? { url: answer.url } : {}),
+    ...(url === undefined ? {} : { url }),
     secrets: secrets.map((m) => m.slice('"secret":"'.length, -1)),
   });
   if (steps.length > MAX_SCRIPT_STEPS) steps.shift();

@@ -4,7 +4,8 @@
 // events since the action began (console errors, failed requests, dialogs, downloads, new pages),
 // plus with observe: true the snapshot diff since the last snapshot.
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import { settleAround } from '../browser/page/actionSettle.js';
+import { settleAround, type ActionSettleOptions } from '../browser/page/actionSettle.js';
+import type { Config } from '../config/config.js';
 import { windowOpens } from '../browser/engine/browserBarrier.js';
 import type { Page } from 'playwright-core';
 import type { Session } from '../browser/session/session.js';
@@ -12,7 +13,7 @@ import { CLOSED } from '../errors/mapError.js';
 import type { SessionEvent } from '../browser/events/sessionEvents.js';
 import type { MethodSpec } from '../rpc/defineMethod.js';
 import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
-import { ACTION_TIMEOUT_MS, Ok } from './params.js';
+import { ACTION_TIMEOUT_MS } from './params.js';
 import { observeChanges, ObservedSchema } from './page/pageSnapshot.js';
 import { withTargetErrors } from './page/targetFailure.js';
 
@@ -105,6 +106,21 @@ function reportEvents(events: SessionEvent[], dropped: number): Partial<Report> 
   return { ...(grouped as Partial<Report>), ...(Object.keys(more).length > 0 ? { more } : {}) };
 }
 
+/** How an action of `session` settles (ACTION_SETTLE_MS, SETTLE_BODY_GRACE_MS). */
+export function actionSettleOptions(
+  session: Session,
+  config: Config,
+  sameDocument?: () => Promise<boolean>,
+): ActionSettleOptions {
+  return {
+    maxMs: config.actionSettleMs,
+    bodyGraceMs: config.settleBodyGraceMs,
+    title: () => session.title(),
+    held: () => session.held,
+    ...(sameDocument === undefined ? {} : { sameDocument }),
+  };
+}
+
 /** Runs an action on the session's page, settles, and answers its result with the report. */
 export async function actAndReport<T extends object>(
   session: Session,
@@ -140,13 +156,7 @@ export async function actAndReport<T extends object>(
       deadline = settleEnds();
       return result;
     },
-    {
-      maxMs: config.actionSettleMs,
-      bodyGraceMs: config.settleBodyGraceMs,
-      title: () => session.title(),
-      held: () => session.held,
-      ...(sameDocument === undefined ? {} : { sameDocument }),
-    },
+    actionSettleOptions(session, config, sameDocument),
   );
   // A download the action started is reported once it ended (saved or refused), within the settle.
   // An attachment's response, or a click on a download link, can come before the browser announces
@@ -205,7 +215,8 @@ export function defineActionMethod<P extends TProperties, R extends TObject>(
       // A target that matched several elements, none, or one that was not actionable is said so.
       // An action answering only ok did its work when its page closed itself (closedItself).
       const result: TObject = spec.result;
-      const selfClosed = result === Ok ? ({ ok: true } as Static<R>) : undefined;
+      const onlyOk = 'ok' in result.properties && (result.required ?? []).every((name) => name === 'ok');
+      const selfClosed = onlyOk ? ({ ok: true } as Static<R>) : undefined;
       return actAndReport(
         ctx.session,
         ctx,

@@ -75,6 +75,21 @@ export const pageExamples: Record<string, MethodExample[]> = {
       params: { session_id: S, selector: 'a[href="/widgets-b"]' },
       result: { ok: true, navigated: true, title: 'Widgets B', url: `${O}/widgets-b` },
     },
+    {
+      name: 'click Next until an order is shown (docs/behaviour.md, Clicking until)',
+      params: {
+        session_id: S,
+        selector: 'nav[aria-label="Pages"] a:text-is("Next")',
+        until: { text: '#1016' },
+      },
+      result: {
+        ok: true,
+        clicks: 2,
+        navigated: true,
+        title: 'Orders, page 3',
+        url: `${O}/tasks/orders?page=3`,
+      },
+    },
   ],
   'page.fill': [
     {

@@ -13,11 +13,21 @@ import {
   Modifiers,
   MouseButton,
   NavigationResult,
+  Ok,
+  Target,
   WaitUntil,
   timeoutParam,
 } from '../params.js';
 import { clampChars } from './normalizeText.js';
-import { defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
+import { ACTION_ERRORS, defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
+import {
+  CLICK_UNTIL_DEFAULT,
+  CLICK_UNTIL_MAX,
+  clickUntil,
+  untilTarget,
+  UntilVisible,
+} from './untilVisible.js';
+import { defineActionMethod } from '../defineActionMethod.js';
 import { pageText } from './pageText.js';
 import { pageWaitFor } from './pageWaitFor.js';
 import { exactlyOneText, SecretName, secretValue } from '../session/sessionSecrets.js';
@@ -124,26 +134,57 @@ export const pageEvaluate = defineSessionMethod({
   },
 });
 
-export const pageClick = defineElementAction({
+export const pageClick = defineActionMethod({
   name: 'page.click',
   summary:
-    'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled)',
+    'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled); with until, click it again until a text or element appears',
+  description: `until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout, else ACTION_FAILED with the clicks made, and ACTION_FAILED at once when the element to click is gone. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).`,
   params: {
+    ...Target,
     button: MouseButton,
     modifiers: Type.Optional(Modifiers),
-    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable'),
+    until: UntilVisible('Click'),
+    maxClicks: Type.Integer({
+      minimum: 1,
+      maximum: CLICK_UNTIL_MAX,
+      default: CLICK_UNTIL_DEFAULT,
+      description: `With until: clicks at most (default ${CLICK_UNTIL_DEFAULT}).`,
+    }),
+    timeout: timeoutParam(ACTION_TIMEOUT_MS, 'the element to be actionable (with until: all the clicks)'),
   },
-  check: (params, { session }) => checkButton('page.click', session, params.button),
-  async act(target, params, { session }) {
-    // Only a left click follows a link; a right or middle click on a download link saves nothing.
-    const downloadLink =
-      (params.button ?? 'left') === 'left' ? isDownloadLink(target, params.timeout) : Promise.resolve(false);
-    await target.click({
-      button: params.button,
-      modifiers: params.modifiers,
+  result: Type.Object({
+    ...Ok.properties,
+    clicks: Type.Optional(
+      Type.Integer({ description: 'With until: the clicks it took (0: it was visible).' }),
+    ),
+  }),
+  errors: [...ACTION_ERRORS],
+  readOnly: false,
+  async handler(params, { session, services }) {
+    checkButton('page.click', session, params.button);
+    const target =
+      params.until === undefined ? undefined : untilTarget(session.page, params.until, 'page.click');
+    const element = await session.target(params.selector, params.ref);
+    const click = async (timeout: number) => {
+      // Only a left click follows a link; a right or middle click on a download link saves nothing.
+      const downloadLink =
+        (params.button ?? 'left') === 'left' ? isDownloadLink(element, timeout) : Promise.resolve(false);
+      await element.click({ button: params.button, modifiers: params.modifiers, timeout });
+      if (await downloadLink) session.expectDownload();
+    };
+    if (target === undefined) {
+      await click(params.timeout);
+      return { ok: true };
+    }
+    const clicks = await clickUntil(session, services.config, {
+      element,
+      target,
+      click,
+      max: params.maxClicks,
       timeout: params.timeout,
+      ref: params.ref,
     });
-    if (await downloadLink) session.expectDownload();
+    return { ok: true, clicks };
   },
 });
 

@@ -24,12 +24,7 @@ import {
   timeoutParam,
 } from '../params.js';
 import { ACTION_ERRORS, defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
-
-function refuse(method: string, message: string): ServiceError {
-  return new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
-    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
-  });
-}
+import { refuse, untilTarget, UntilVisible } from './untilVisible.js';
 
 export const pageHover = defineElementAction({
   name: 'page.hover',
@@ -220,23 +215,7 @@ export const pageScroll = defineActionMethod({
         },
       ),
     ),
-    until: Type.Optional(
-      Type.Object(
-        {
-          text: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 1000, description: 'Until this text is visible.' }),
-          ),
-          selector: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 2000,
-              description: 'Until an element this selector matches is visible.',
-            }),
-          ),
-        },
-        { additionalProperties: false, description: 'Scroll until one of these appears (exactly one).' },
-      ),
-    ),
+    until: UntilVisible('Scroll'),
     maxScrolls: Type.Integer({
       minimum: 1,
       maximum: SCROLL_UNTIL_MAX,
@@ -255,13 +234,7 @@ export const pageScroll = defineActionMethod({
     const element = params.selector !== undefined || params.ref !== undefined;
     if (params.until !== undefined) {
       if (element) throw refuse('page.scroll', 'until scrolls by itself: give it without selector or ref');
-      const { text, selector } = params.until;
-      if ((text === undefined) === (selector === undefined))
-        throw refuse('page.scroll', 'until takes exactly one of text and selector');
-      const target =
-        selector !== undefined
-          ? session.page.locator(selector).first()
-          : session.page.getByText(text ?? '').first();
+      const target = untilTarget(session.page, params.until, 'page.scroll');
       const step = params.delta ?? { dx: 0, dy: SCROLL_UNTIL_STEP_PX };
       const scrolls = await scrollUntil(session.page, target, step, params.maxScrolls, params.timeout);
       return { ok: true, scrolls };

@@ -44,12 +44,41 @@ function typed(params: Record<string, unknown>, field: 'value' | 'text'): string
   return typeof value === 'string' ? q(value) : undefined;
 }
 
+/** How long the exported test waits after a click of page.click until for what it clicks for. */
+const CLICK_UNTIL_LOOK_MS = 2_000;
+/** How long the exported test clicks for, at most. */
+const CLICK_UNTIL_EXPORT_TIMEOUT_MS = 60_000;
+
+/** page.click until: click while what it waits for is not visible, each click given time to show it. */
+function clickUntilLines(
+  until: Record<string, unknown>,
+  target: string | undefined,
+  skip: (why: string) => string[],
+): string[] {
+  if (target === undefined) return skip('its target could not be named by role or selector');
+  const wanted =
+    typeof until.text === 'string'
+      ? `page.getByText(${q(until.text)}).first()`
+      : typeof until.selector === 'string'
+        ? `page.locator(${q(until.selector)}).first()`
+        : undefined;
+  if (wanted === undefined) return skip('until names no text or selector');
+  return [
+    'await expect(async () => {',
+    `  if (!(await ${wanted}.isVisible())) await ${target}.click();`,
+    `  await expect(${wanted}).toBeVisible({ timeout: ${CLICK_UNTIL_LOOK_MS} });`,
+    `}).toPass({ timeout: ${CLICK_UNTIL_EXPORT_TIMEOUT_MS} });`,
+  ];
+}
+
 /** The lines of one call (its own params: a page.act step's), or a comment saying why it has none. */
 function linesOf(step: ScriptStep, method: string, params: Record<string, unknown>): string[] {
   const skip = (why: string) => [`// ${method}: ${why}`];
   const target = locatorOf(step, params);
   const needTarget = (line: (l: string) => string): string[] =>
     target === undefined ? skip('its target could not be named by role or selector') : [line(target)];
+  if (method === 'page.click' && typeof params.until === 'object' && params.until !== null)
+    return clickUntilLines(params.until as Record<string, unknown>, target, skip);
   const act = TARGET_ACTIONS[method];
   if (act !== undefined) return needTarget((l) => `await ${l}.${act}();`);
   switch (method) {
