@@ -241,19 +241,17 @@ export const TASKS: AgentTask[] = [
     id: 'paging',
     title: `page through the orders table to find order ${ORDER} and read its status`,
     async service(a, c) {
-      const look = { method: 'find.byText', params: { text: ORDER } };
-      const [, first, next] = await a.act([
+      // One act: page.click until clicks Next (a role selector holds on every page, a ref does not)
+      // until the order is shown, then the find reads its row.
+      const [, paged, found] = await a.act([
         goto(c.url('/tasks/orders')),
-        look,
-        { method: 'find.byRole', params: { role: 'link', name: 'Next', exact: true } },
+        {
+          method: 'page.click',
+          params: { selector: 'role=link[name="Next"]', until: { text: ORDER }, maxClicks: TASK_ORDER_PAGES },
+        },
+        { method: 'find.byText', params: { text: ORDER } },
       ]);
-      let found = first;
-      // find.byRole answers a selector for its matches that stays valid on the next page (a ref does
-      // not): the agent clicks Next by it on every page after.
-      const nextLink = str(next, 'selector');
-      if (Number(next?.count) !== 1) throw new Error('the agent did not find the Next link');
-      for (let page = 1; page < TASK_ORDER_PAGES && Number(found?.count) === 0; page++)
-        [, found] = await a.act([{ method: 'page.click', params: { selector: nextLink } }, look]);
+      if (paged === undefined) throw new Error('the agent did not page through the orders');
       // The match is the order's cell; its context names the row: read the row's text.
       const row = readValue(matchText(found), /- row \[ref=(\w+)\]/, 'the row');
       const read = await a.call('page.text', { ref: row });
