@@ -4276,7 +4276,7 @@ export interface RpcApi {
     /**
      * Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled); with until, click it again until a text or element appears.
      *
-     * until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout, else ACTION_FAILED with the clicks made, and ACTION_FAILED at once when the element to click is gone. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).
+     * until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout (each click's settle on top), else ACTION_FAILED with the clicks made; ACTION_FAILED at once when the element to click is gone or disabled, a later click fails or the page closed; DIALOG_PENDING when a click left a dialog for dialog.handle. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).
      *
      * Not read-only: never retried by the client.
      * Errors: SESSION_NOT_FOUND, TIMEOUT, ACTION_FAILED, STALE_REF, INVALID_PARAMS, DIALOG_PENDING.

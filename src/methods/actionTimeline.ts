@@ -227,7 +227,8 @@ export function targetsOf(session: Session, params: Record<string, unknown>): Re
 
 /**
  * The page's URL after a call, when its answer says: its url, or for page.act the last url its
- * steps answered (a step answers one only when it changed; network.get's is a request's).
+ * steps answered (a step answers one only when it changed; network.get's is a request's), a
+ * page.goto step that landed where it asked counting as its own url.
  */
 function urlAfter(
   method: string,
@@ -235,12 +236,18 @@ function urlAfter(
   answer: Record<string, unknown>,
 ): string | undefined {
   if (method !== 'page.act') return typeof answer.url === 'string' ? answer.url : undefined;
-  const asked = Array.isArray(params.steps) ? (params.steps as { method?: unknown }[]) : [];
+  const asked = Array.isArray(params.steps)
+    ? (params.steps as { method?: unknown; params?: { url?: unknown } }[])
+    : [];
   const done = Array.isArray(answer.steps) ? (answer.steps as { result?: { url?: unknown } }[]) : [];
   let url: string | undefined;
   done.forEach((step, i) => {
-    const stepUrl = step.result?.url;
+    if (step.result === undefined) return;
+    const stepUrl = step.result.url;
+    const askedUrl = asked[i]?.params?.url;
     if (typeof stepUrl === 'string' && asked[i]?.method !== 'network.get') url = stepUrl;
+    // A page.goto step that landed where it asked leaves its url out of the answer.
+    else if (asked[i]?.method === 'page.goto' && typeof askedUrl === 'string') url = askedUrl;
   });
   return url;
 }

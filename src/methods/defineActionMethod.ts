@@ -13,7 +13,7 @@ import { CLOSED } from '../errors/mapError.js';
 import type { SessionEvent } from '../browser/events/sessionEvents.js';
 import type { MethodSpec } from '../rpc/defineMethod.js';
 import { defineSessionMethod, type ServiceMethod, type SessionMethodContext } from './defineSessionMethod.js';
-import { ACTION_TIMEOUT_MS } from './params.js';
+import { ACTION_TIMEOUT_MS, Ok } from './params.js';
 import { observeChanges, ObservedSchema } from './page/pageSnapshot.js';
 import { withTargetErrors } from './page/targetFailure.js';
 
@@ -201,10 +201,17 @@ async function closedItself(session: Session, page: Page, error: unknown): Promi
  * settle after it is bounded by ACTION_SETTLE_MS.
  */
 export function defineActionMethod<P extends TProperties, R extends TObject>(
-  spec: Omit<MethodSpec<P, R, SessionMethodContext>, 'logFields'>,
+  spec: Omit<MethodSpec<P, R, SessionMethodContext>, 'logFields'> & {
+    /**
+     * The answer when the action's page closed itself while it ran, for these params (absent: the
+     * close is an error). An action answering only ok has `{ ok: true }` without saying.
+     */
+    selfClosed?: (params: Static<TObject<P>>) => Static<R> | undefined;
+  },
 ): ServiceMethod {
+  const { selfClosed: selfClosedFor, ...methodSpec } = spec;
   return defineSessionMethod({
-    ...spec,
+    ...methodSpec,
     params: { ...spec.params, observe: observeParam },
     result: Type.Object({ ...spec.result.properties, ...ActionReport }),
     handler: (validated, ctx) => {
@@ -215,8 +222,12 @@ export function defineActionMethod<P extends TProperties, R extends TObject>(
       // A target that matched several elements, none, or one that was not actionable is said so.
       // An action answering only ok did its work when its page closed itself (closedItself).
       const result: TObject = spec.result;
-      const onlyOk = 'ok' in result.properties && (result.required ?? []).every((name) => name === 'ok');
-      const selfClosed = onlyOk ? ({ ok: true } as Static<R>) : undefined;
+      const selfClosed =
+        selfClosedFor !== undefined
+          ? selfClosedFor(params)
+          : result === Ok
+            ? ({ ok: true } as Static<R>)
+            : undefined;
       return actAndReport(
         ctx.session,
         ctx,

@@ -54,6 +54,15 @@ describe('page.click until', () => {
     expect(gone.data).toMatchObject({ clicks: 3 });
     expect(gone.message).toContain('gone');
     expect(await s.evaluate(entries)).toBe(30);
+    // A button left disabled at the end fails at once too, not after the timeout.
+    const ended = await bound('/load-more?end=disabled');
+    const disabled = await ended.fails(
+      'page.click',
+      { selector: '#more', until: { text: 'Entry 99' }, timeout: 60_000 },
+      -32000,
+    );
+    expect(disabled.data).toMatchObject({ clicks: 5 });
+    expect(disabled.message).toContain('disabled');
   });
 
   it('pages through orders by a Next link given as a selector; a ref fails once its document is left', async () => {
@@ -99,5 +108,10 @@ describe('page.click until', () => {
     const run = await runPlaywrightSpec(join(runs, 'orders'), code);
     expect(run.out).toContain('1 passed');
     expect(run.code).toBe(0);
+    // A goto step that landed where it asked answers no url: the export asserts the one it asked for.
+    const second = `${suite.fixture.url}/tasks/orders?page=2`;
+    await s.call('page.act', { steps: [{ method: 'page.goto', params: { url: second } }] });
+    const after = await s.call<{ code: string }>('session.export');
+    expect(after.code).toContain(`await expect(page).toHaveURL('${second}');`);
   });
 });

@@ -188,6 +188,16 @@ describe('pages.close', () => {
     expect(await s.pages(1)).toEqual([expect.objectContaining({ page_id: 'p1', active: true })]);
     // A page that did not close itself still fails as before: nothing of the kind on p1.
     await s.fails('page.click', { selector: '#nothing', timeout: 300 }, -32001);
+    // With until, what the click was for was not seen: the close is a failure, saying so.
+    await s.call('page.click', { selector: '#open' });
+    const opened = (await s.pages(2)).find((p) => p.page_id !== 'p1');
+    await s.call('pages.select', { page_id: opened?.page_id });
+    const closing = await s.fails(
+      'page.click',
+      { selector: '#close-early', until: { text: 'never shown' } },
+      -32000,
+    );
+    expect(closing.message).toContain('closed');
     await s.close();
   });
 });

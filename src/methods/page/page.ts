@@ -138,7 +138,7 @@ export const pageClick = defineActionMethod({
   name: 'page.click',
   summary:
     'Click the element a selector or a snapshot ref names (waits until it is visible, stable and enabled); with until, click it again until a text or element appears',
-  description: `until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout, else ACTION_FAILED with the clicks made, and ACTION_FAILED at once when the element to click is gone. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).`,
+  description: `until clicks the element (a Next, a Load more) until the text or selector is visible, for lists paged by a button or link: none when it already is; each click settles (its navigation, requests and timers) before the next look; at most maxClicks clicks within the timeout (each click's settle on top), else ACTION_FAILED with the clicks made; ACTION_FAILED at once when the element to click is gone or disabled, a later click fails or the page closed; DIALOG_PENDING when a click left a dialog for dialog.handle. A ref holds in its own document only: for a link that loads a new page, give the element as a selector (find.byRole answers one).`,
   params: {
     ...Target,
     button: MouseButton,
@@ -160,6 +160,8 @@ export const pageClick = defineActionMethod({
   }),
   errors: [...ACTION_ERRORS],
   readOnly: false,
+  // A click that closed its own page did its work; with until, what it clicked for was not seen.
+  selfClosed: (params) => (params.until === undefined ? { ok: true } : undefined),
   async handler(params, { session, services }) {
     checkButton('page.click', session, params.button);
     const target =

@@ -46,8 +46,8 @@ function typed(params: Record<string, unknown>, field: 'value' | 'text'): string
 
 /** How long the exported test waits after a click of page.click until for what it clicks for. */
 const CLICK_UNTIL_LOOK_MS = 2_000;
-/** How long the exported test clicks for, at most. */
-const CLICK_UNTIL_EXPORT_TIMEOUT_MS = 60_000;
+/** How long the exported test clicks for, at most: within @playwright/test's default 30 s a test. */
+const CLICK_UNTIL_EXPORT_TIMEOUT_MS = 25_000;
 
 /** page.click until: click while what it waits for is not visible, each click given time to show it. */
 function clickUntilLines(
