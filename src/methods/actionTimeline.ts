@@ -190,6 +190,8 @@ export interface ScriptStep {
   text?: string;
   /** The page URL after the call, when it answered one. */
   url?: string;
+  /** page.act that stopped at a failed step: that step's index (it and the ones after did not run). */
+  failedAt?: number;
   /** The secrets it typed, by name. */
   secrets: string[];
 }
@@ -279,6 +281,7 @@ export function scriptCall(
     targets,
     ...(text === undefined ? {} : { text }),
     ...(url === undefined ? {} : { url }),
+    ...(method === 'page.act' && typeof answer.failedAt === 'number' ? { failedAt: answer.failedAt } : {}),
     secrets: secrets.map((m) => m.slice('"secret":"'.length, -1)),
   });
   if (steps.length > MAX_SCRIPT_STEPS) steps.shift();

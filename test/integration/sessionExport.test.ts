@@ -71,7 +71,19 @@ describe('session.export', () => {
       ],
     });
     await call('page.waitFor', { text: 'hello Secret' });
+    // An act that stops at a failed step: the steps it ran are exported, the failed one and after are not.
+    const failed = await call<{ ok: boolean; failedAt?: number }>('page.act', {
+      steps: [
+        { method: 'page.fill', params: { selector: '[name=name]', value: 'line one\r\nline two' } },
+        { method: 'page.click', params: { selector: '#not-on-this-page', timeout: 300 } },
+        { method: 'page.click', params: { selector: 'text=Greet' } },
+      ],
+    });
+    expect(failed).toMatchObject({ ok: false, failedAt: 1 });
     const exported = await call<SessionExportResult>('session.export');
+    expect(exported.code).toContain("fill('line one\\r\\nline two');");
+    expect(exported.code).toContain('// page.act: step 2 failed');
+    expect(exported.code).not.toContain('#not-on-this-page');
     expect(exported.env).toEqual(['VISITOR']);
     expect(exported.code).toContain(`await page.goto('${suite.fixture.url}/snapshot');`);
     expect(exported.code).toContain("await page.locator('[name=name]').fill(process.env.VISITOR ?? '');");

@@ -9,7 +9,26 @@ import { parseSnapshot } from '../../browser/page/snapshotLines.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import { MAX_SCRIPT_STEPS, MAX_SCRIPT_TEXT_CHARS, scriptOf, type ScriptStep } from '../actionTimeline.js';
 
-const q = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+/** Escapes of the characters a single-quoted TypeScript string cannot hold as they are. */
+const STRING_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '\n': '\\n',
+  '\r': '\\r',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/** A string as a single-quoted TypeScript literal (other control characters as \\uXXXX). */
+export function q(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    out +=
+      STRING_ESCAPES[c] ?? (code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : c);
+  }
+  return `'${out}'`;
+}
 
 /** A locator for a step's target: by role and name for a ref, the selector as given otherwise. */
 function locatorOf(step: ScriptStep, params: Record<string, unknown>): string | undefined {
@@ -155,7 +174,10 @@ function bodyOf(steps: readonly ScriptStep[]): { lines: string[]; exported: numb
   let lastUrl: string | undefined;
   for (const step of steps) {
     if (step.method === 'page.act' && Array.isArray(step.params.steps)) {
-      for (const inner of step.params.steps as { method?: unknown; params?: unknown }[]) {
+      const asked = step.params.steps as { method?: unknown; params?: unknown }[];
+      // An act that failed: only the steps before the failed one ran.
+      const ran = step.failedAt === undefined ? asked : asked.slice(0, step.failedAt);
+      for (const inner of ran) {
         if (typeof inner.method !== 'string') continue;
         const params =
           typeof inner.params === 'object' && inner.params !== null
@@ -165,6 +187,10 @@ function bodyOf(steps: readonly ScriptStep[]): { lines: string[]; exported: numb
         lines.push(...added);
         if (added.some((l) => !l.startsWith('//'))) exported += 1;
       }
+      if (step.failedAt !== undefined)
+        lines.push(
+          `// page.act: step ${step.failedAt + 1} failed, so it and the steps after it are left out`,
+        );
     } else {
       const added = linesOf(step, step.method, step.params);
       lines.push(...added);
