@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../errors/serviceError.js';
 import { REF_PATTERN } from '../browser/page/pageSnapshot.js';
 import { DownloadInfoSchema } from '../browser/artifacts/downloadStore.js';
 
@@ -162,3 +163,13 @@ export const ViewportY = Type.Number({
   maximum: MAX_VIEWPORT_HEIGHT_PX,
   description: 'CSS pixels from the top edge of the viewport (0 ≤ y < the viewport height).',
 });
+
+/**
+ * INVALID_PARAMS for params the schema admits but the method does not take together (or not at
+ * all), in the shape of Ajv's own oneOf error: "Invalid params for <method>: <message>".
+ */
+export function refuseParams(method: string, message: string): ServiceError {
+  return new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
+    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
+  });
+}

@@ -20,11 +20,12 @@ import {
   Modifiers,
   MouseButton,
   Ok,
+  refuseParams,
   Target,
   timeoutParam,
 } from '../params.js';
 import { ACTION_ERRORS, defineElementAction, defineNavigationMethod } from './pageMethodShapes.js';
-import { refuse, untilTarget, UntilVisible } from './untilVisible.js';
+import { untilTarget, UntilVisible } from './untilVisible.js';
 
 export const pageHover = defineElementAction({
   name: 'page.hover',
@@ -116,7 +117,7 @@ export const pageSelect = defineActionMethod({
   async handler(params, { session }) {
     const kinds = (['values', 'labels', 'indexes'] as const).filter((k) => params[k] !== undefined);
     if (kinds.length !== 1)
-      throw refuse(
+      throw refuseParams(
         'page.select',
         kinds.length === 0
           ? 'give the options to choose by values, labels or indexes'
@@ -137,7 +138,7 @@ export const pageSelect = defineActionMethod({
         },
       );
       if (!multiple)
-        throw refuse(
+        throw refuseParams(
           'page.select',
           `the <select> takes one option, not ${options.length}; only a <select multiple> takes several`,
         );
@@ -233,14 +234,15 @@ export const pageScroll = defineActionMethod({
   async handler(params, { session }) {
     const element = params.selector !== undefined || params.ref !== undefined;
     if (params.until !== undefined) {
-      if (element) throw refuse('page.scroll', 'until scrolls by itself: give it without selector or ref');
+      if (element)
+        throw refuseParams('page.scroll', 'until scrolls by itself: give it without selector or ref');
       const target = untilTarget(session.page, params.until, 'page.scroll');
       const step = params.delta ?? { dx: 0, dy: SCROLL_UNTIL_STEP_PX };
       const scrolls = await scrollUntil(session.page, target, step, params.maxScrolls, params.timeout);
       return { ok: true, scrolls };
     }
     if (element === (params.delta !== undefined))
-      throw refuse(
+      throw refuseParams(
         'page.scroll',
         element
           ? 'give selector or ref to scroll an element into view, or delta to turn the wheel, not both'

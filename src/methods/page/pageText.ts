@@ -12,7 +12,7 @@ import { encodeCursor, offsetOf, pageOf } from '../../browser/page/pageSnapshot.
 import { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod } from '../defineSessionMethod.js';
 import { normalizeText } from './normalizeText.js';
-import { ACTION_TIMEOUT_MS, MAX_TEXT_CHARS, Ref, Selector, timeoutParam } from '../params.js';
+import { ACTION_TIMEOUT_MS, MAX_TEXT_CHARS, Ref, refuseParams, Selector, timeoutParam } from '../params.js';
 import { withTargetErrors } from './targetFailure.js';
 
 const DEFAULT_TEXT_CHARS = 90_000;
@@ -137,11 +137,7 @@ export const pageText = defineSessionMethod({
   },
 });
 
-function refuse(message: string): ServiceError {
-  return new ServiceError('INVALID_PARAMS', `Invalid params for page.text: ${message}`, {
-    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
-  });
-}
+const refuse = (message: string): ServiceError => refuseParams('page.text', message);
 
 const SHAPE_PARAMS = ['format', 'frames', 'normalize', 'selector', 'ref'] as const;
 

@@ -3,10 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { Condition } from '../../browser/page/pageWaits.js';
 import { waitForCondition } from '../../browser/page/pageWaits.js';
-import { ServiceError } from '../../errors/serviceError.js';
+import type { ServiceError } from '../../errors/serviceError.js';
 import { defineSessionMethod, type SessionMethodContext } from '../defineSessionMethod.js';
 import { explainTargetError } from './targetFailure.js';
-import { MAX_IDLE_FOR_MS, NAVIGATION_TIMEOUT_MS, Target, timeoutParam } from '../params.js';
+import { MAX_IDLE_FOR_MS, NAVIGATION_TIMEOUT_MS, refuseParams, Target, timeoutParam } from '../params.js';
 
 const LOAD_STATES = ['load', 'domcontentloaded', 'networkidle'] as const;
 const ELEMENT_STATES = ['attached', 'visible', 'hidden', 'detached'] as const;
@@ -21,11 +21,7 @@ interface WaitParams {
   url?: string | undefined;
 }
 
-function refuse(message: string): ServiceError {
-  return new ServiceError('INVALID_PARAMS', `Invalid params for page.waitFor: ${message}`, {
-    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
-  });
-}
+const refuse = (message: string): ServiceError => refuseParams('page.waitFor', message);
 
 /** The one condition the params name: a selector or ref (with an element state), text, textGone or url. */
 async function conditionOf(

@@ -8,6 +8,7 @@ import type { Config } from '../../config/config.js';
 import { withDeadline } from '../../errors/deadline.js';
 import { ServiceError } from '../../errors/serviceError.js';
 import { actionSettleOptions } from '../defineActionMethod.js';
+import { refuseParams } from '../params.js';
 
 /** page.click until: clicks at most (default), and its ceiling. */
 export const CLICK_UNTIL_DEFAULT = 10;
@@ -36,12 +37,6 @@ export const UntilVisible = (input: string) =>
     ),
   );
 
-export function refuse(method: string, message: string): ServiceError {
-  return new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
-    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
-  });
-}
-
 /** What `until` waits for on the page, its first match; exactly one of text and selector. */
 export function untilTarget(
   page: Page,
@@ -50,7 +45,7 @@ export function untilTarget(
 ): Locator {
   const { text, selector } = until;
   if ((text === undefined) === (selector === undefined))
-    throw refuse(method, 'until takes exactly one of text and selector');
+    throw refuseParams(method, 'until takes exactly one of text and selector');
   return selector !== undefined ? page.locator(selector).first() : page.getByText(text ?? '').first();
 }
 

@@ -5,6 +5,7 @@
 // params name it only, and session.create's secrets are redacted as its storage state is).
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../errors/serviceError.js';
+import { refuseParams } from '../params.js';
 
 /** Secrets a session holds at most. */
 export const MAX_SECRETS = 32;
@@ -66,9 +67,7 @@ export function exactlyOneText(
 ): void {
   if ((text === undefined) !== (secret === undefined)) return;
   const message = `give ${param} or secret (the name of a secret of the session), ${text === undefined ? 'one of them' : 'not both'}`;
-  throw new ServiceError('INVALID_PARAMS', `Invalid params for ${method}: ${message}`, {
-    errors: [{ path: '/', message, keyword: 'oneOf', params: {} }],
-  });
+  throw refuseParams(method, message);
 }
 
 /** Keys whose strings are binary data (base64 images and files): no secret can be read in them. */
